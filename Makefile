@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# vhca top-level build.  See README.md and Documentation/building.md.
+#
+#   make            the module against Debian's stock 6.12 headers
+#   make deps       install every Debian package the project needs
+#   make demo       boot the stock kernel in QEMU, load vhca, bind two ports
+#   make check      every test; ends with "N passed, N failed, N skipped"
+#   make KDIR=/lib/modules/$(uname -r)/build && sudo make install KDIR=...
+#                   build and install for a real host's running kernel
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
+# What kbuild needs of the tree, copied per kernel so that the stock and
+# debug builds never share object files.
+KSRC := Kbuild drivers include kunit
+
+.PHONY: all module module-debug deps demo check sparse checkpatch install clean
+
+all: module
+
+deps:
+	scripts/deps.sh
+
+# The stock kernel's headers, unless KDIR names another tree.
+module:
+	@set -e; \
+	if [ -n "$(KDIR)" ]; then kdir="$(KDIR)"; out=$(BUILD)/kdir; \
+	else s=$$(scripts/stock-kernel.sh); kdir=$$s/headers; out=$(BUILD)/stock; \
+	echo "vhca: building against stock kernel $$(cat $$s/kernel.release)"; fi; \
+	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
+	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) modules
+
+# The debug test kernel: the module and the KUnit test module.
+module-debug:
+	@set -e; d=$$(scripts/test-kernel.sh); out=$(BUILD)/debug; \
+	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
+	$(MAKE) -C $$d/linux M=$$out ARCH=x86_64 $(KBUILD_FLAGS) \
+		CONFIG_INFINIBAND_VHCA_KUNIT_TEST=m modules
+
+# sparse over every file (C=2), against the stock headers.
+sparse:
+	@set -e; s=$$(scripts/stock-kernel.sh); out=$(BUILD)/sparse; \
+	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
+	$(MAKE) -C $$s/headers M=$$out $(KBUILD_FLAGS) C=2 modules
+
+checkpatch:
+	scripts/checkpatch.sh
+
+demo:
+	scripts/demo.sh
+
+check:
+	scripts/check.sh
+
+install: module
+	@set -e; kdir="$(or $(KDIR),$$(scripts/stock-kernel.sh)/headers)"; \
+	out=$(BUILD)/$(if $(KDIR),kdir,stock); \
+	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) modules_install
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vhca module: `rdma link add NAME type vhca netdev DEV` creates a device,
+ * netdev events drive its port state and its removal.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/idr.h>
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <net/addrconf.h>
+#include <rdma/rdma_netlink.h>
+
+#include "vhca.h"
+
+/*
+ * Every vhca device, each holding a reference on its ibdev.dev.  The lock is
+ * taken inside RTNL (netdev notifier) and never held across a call that
+ * takes RTNL.
+ */
+static LIST_HEAD(vhca_devices);
+static DEFINE_MUTEX(vhca_devices_lock);
+static struct workqueue_struct *vhca_wq;
+/* Instance numbers of the parent platform devices, vhca.N. */
+static DEFINE_IDA(vhca_pdev_ida);
+
+static void vhca_dealloc_driver(struct ib_device *ibdev)
+{
+	struct vhca_dev *vdev = to_vdev(ibdev);
+
+	mutex_lock(&vhca_devices_lock);
+	vdev->dead = true;
+	mutex_unlock(&vhca_devices_lock);
+
+	vhca_coherent_fini(&vdev->coh);
+	platform_device_unregister(vdev->pdev);
+	ida_free(&vhca_pdev_ida, vdev->pdev_id);
+	netdev_put(vdev->ndev, &vdev->ndev_tracker);
+}
+
+static const struct ib_device_ops vhca_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+
+	.dealloc_driver = vhca_dealloc_driver,
+	.get_link_layer = vhca_get_link_layer,
+	.get_port_immutable = vhca_get_port_immutable,
+	.query_device = vhca_query_device,
+	.query_pkey = vhca_query_pkey,
+	.query_port = vhca_query_port,
+};
+
+static void vhca_unreg_work(struct work_struct *work)
+{
+	struct vhca_dev *vdev = container_of(work, struct vhca_dev, unreg_work);
+
+	ib_unregister_device(&vdev->ibdev);
+	put_device(&vdev->ibdev.dev);
+}
+
+/* Unregister outside RTNL, like ib_unregister_device_queued(), but on our
+ * own workqueue so that module exit can flush it.
+ */
+static void vhca_queue_unregister(struct vhca_dev *vdev)
+{
+	get_device(&vdev->ibdev.dev);
+	if (!queue_work(vhca_wq, &vdev->unreg_work))
+		put_device(&vdev->ibdev.dev);
+}
+
+static struct vhca_dev *vhca_find_locked(struct net_device *ndev)
+{
+	struct vhca_dev *vdev;
+
+	lockdep_assert_held(&vhca_devices_lock);
+	list_for_each_entry(vdev, &vhca_devices, list)
+		if (!vdev->dead && vdev->ndev == ndev)
+			return vdev;
+	return NULL;
+}
+
+/* Drop the list's reference on devices whose dealloc_driver has run. */
+static void vhca_reap_locked(void)
+{
+	struct vhca_dev *vdev, *tmp;
+
+	lockdep_assert_held(&vhca_devices_lock);
+	list_for_each_entry_safe(vdev, tmp, &vhca_devices, list) {
+		if (!vdev->dead)
+			continue;
+		list_del(&vdev->list);
+		put_device(&vdev->ibdev.dev);
+	}
+}
+
+static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
+{
+	struct platform_device_info pinfo = {
+		.name = "vhca",
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+	struct ib_device *ibdev;
+	struct vhca_dev *vdev;
+	int err;
+
+	vdev = ib_alloc_device(vhca_dev, ibdev);
+	if (!vdev)
+		return ERR_PTR(-ENOMEM);
+	ibdev = &vdev->ibdev;
+
+	err = ida_alloc(&vhca_pdev_ida, GFP_KERNEL);
+	if (err < 0)
+		goto err_dealloc;
+	vdev->pdev_id = err;
+	pinfo.id = err;
+	vdev->pdev = platform_device_register_full(&pinfo);
+	if (IS_ERR(vdev->pdev)) {
+		err = PTR_ERR(vdev->pdev);
+		goto err_ida;
+	}
+	err = vhca_coherent_init(&vdev->coh, &vdev->pdev->dev);
+	if (err)
+		goto err_pdev;
+
+	vdev->ndev = ndev;
+	netdev_hold(ndev, &vdev->ndev_tracker, GFP_KERNEL);
+	INIT_WORK(&vdev->unreg_work, vhca_unreg_work);
+
+	/* From here on, dealloc_driver undoes all of the above. */
+	ib_set_device_ops(ibdev, &vhca_dev_ops);
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->dev.parent = &vdev->pdev->dev;
+	strscpy(ibdev->node_desc, "vhca", sizeof(ibdev->node_desc));
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
+
+	err = ib_device_set_netdev(ibdev, ndev, VHCA_PORT);
+	if (err) {
+		ib_dealloc_device(ibdev);
+		return ERR_PTR(err);
+	}
+	return vdev;
+
+err_pdev:
+	platform_device_unregister(vdev->pdev);
+err_ida:
+	ida_free(&vhca_pdev_ida, vdev->pdev_id);
+err_dealloc:
+	ib_dealloc_device(ibdev);
+	return ERR_PTR(err);
+}
+
+/*
+ * rdma_link_ops.newlink: runs in process context without RTNL; ndev is held
+ * by the core for the call only.  The core itself answers -ENODEV for an
+ * unknown netdev; newlink has no extended ack, so each refusal here logs
+ * one line saying why.
+ */
+static int vhca_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct vhca_dev *vdev, *bound;
+	struct ib_device *other;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_warn("vhca: rdma link add %s: netdev %s is not an Ethernet device\n",
+			ibdev_name, netdev_name(ndev));
+		return -EOPNOTSUPP;
+	}
+	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_warn("vhca: rdma link add %s: an RDMA device of that name exists already\n",
+			ibdev_name);
+		return -EEXIST;
+	}
+
+	vdev = vhca_alloc_dev(ndev);
+	if (IS_ERR(vdev)) {
+		pr_warn("vhca: rdma link add %s: cannot allocate the device: %pe\n",
+			ibdev_name, vdev);
+		return PTR_ERR(vdev);
+	}
+
+	mutex_lock(&vhca_devices_lock);
+	vhca_reap_locked();
+	bound = vhca_find_locked(ndev);
+	if (bound) {
+		mutex_unlock(&vhca_devices_lock);
+		pr_warn("vhca: rdma link add %s: netdev %s is already bound to a vhca device\n",
+			ibdev_name, netdev_name(ndev));
+		ib_dealloc_device(&vdev->ibdev);
+		return -EEXIST;
+	}
+	get_device(&vdev->ibdev.dev);
+	list_add_tail(&vdev->list, &vhca_devices);
+	mutex_unlock(&vhca_devices_lock);
+
+	err = ib_register_device(&vdev->ibdev, ibdev_name, NULL);
+	if (err) {
+		if (err == -ENFILE) {
+			pr_warn("vhca: rdma link add %s: an RDMA device of that name exists already\n",
+				ibdev_name);
+			err = -EEXIST;
+		} else {
+			pr_warn("vhca: rdma link add %s: registration failed: %d\n",
+				ibdev_name, err);
+		}
+		/* dealloc_driver marks it dead; the list reference goes at reaping. */
+		ib_dealloc_device(&vdev->ibdev);
+		return err;
+	}
+
+	mutex_lock(&vhca_devices_lock);
+	vdev->registered = true;
+	vdev->port_state = vhca_port_state(vdev);
+	if (vdev->unreg_pending)
+		vhca_queue_unregister(vdev);
+	mutex_unlock(&vhca_devices_lock);
+	return 0;
+}
+
+static struct rdma_link_ops vhca_link_ops = {
+	.type = "vhca",
+	.newlink = vhca_newlink,
+};
+
+static void vhca_port_event_locked(struct vhca_dev *vdev)
+{
+	enum ib_port_state state = vhca_port_state(vdev);
+	struct ib_event ev = {
+		.device = &vdev->ibdev,
+		.element.port_num = VHCA_PORT,
+	};
+
+	if (!vdev->registered || state == vdev->port_state)
+		return;
+	vdev->port_state = state;
+	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+					     IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+}
+
+static int vhca_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct vhca_dev *vdev;
+
+	mutex_lock(&vhca_devices_lock);
+	vdev = vhca_find_locked(ndev);
+	if (!vdev)
+		goto out;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		if (vdev->registered)
+			vhca_queue_unregister(vdev);
+		else
+			vdev->unreg_pending = true;
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		vhca_port_event_locked(vdev);
+		break;
+	}
+out:
+	mutex_unlock(&vhca_devices_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block vhca_netdev_nb = {
+	.notifier_call = vhca_netdev_event,
+};
+
+static int __init vhca_init(void)
+{
+	int err;
+
+	vhca_wq = alloc_workqueue("vhca", WQ_UNBOUND, 0);
+	if (!vhca_wq)
+		return -ENOMEM;
+
+	err = register_netdevice_notifier(&vhca_netdev_nb);
+	if (err) {
+		destroy_workqueue(vhca_wq);
+		return err;
+	}
+	rdma_link_register(&vhca_link_ops);
+	return 0;
+}
+
+static void __exit vhca_exit(void)
+{
+	struct vhca_dev *vdev;
+
+	/* No newlink runs after this; it waits for one in flight. */
+	rdma_link_unregister(&vhca_link_ops);
+	/* Replays NETDEV_UNREGISTER for every netdev: queues every device. */
+	unregister_netdevice_notifier(&vhca_netdev_nb);
+	flush_workqueue(vhca_wq);
+
+	/*
+	 * Unregistration is fenced: this waits for one running elsewhere
+	 * (rdma link delete) and is a no-op for a device already gone.
+	 */
+	for (;;) {
+		mutex_lock(&vhca_devices_lock);
+		vdev = list_first_entry_or_null(&vhca_devices, struct vhca_dev,
+						list);
+		if (vdev)
+			list_del(&vdev->list);
+		mutex_unlock(&vhca_devices_lock);
+		if (!vdev)
+			break;
+		ib_unregister_device(&vdev->ibdev);
+		put_device(&vdev->ibdev.dev);
+	}
+	destroy_workqueue(vhca_wq);
+}
+
+module_init(vhca_init);
+module_exit(vhca_exit);
+
+MODULE_DESCRIPTION("vhca: virtual RDMA host channel adapter (RoCEv2)");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("vhca");

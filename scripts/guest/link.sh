@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: device lifecycle.  vhca devices created with `rdma link add` on a
+# veth pair (both ends here, then one end in a namespace of its own), their
+# sysfs view, port state following the netdev, refusals of bad input, and
+# removal by `rdma link delete`, by netdev removal and by rmmod.
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+IB=/sys/class/infiniband
+
+ndevs() {
+	ls $IB 2>/dev/null | grep -c '^vhca' || true
+}
+
+no_vhca_left() {
+	[ "$(ndevs)" = 0 ] && ! ls /sys/bus/platform/devices | grep -q '^vhca\.'
+}
+
+port_state() {
+	cut -d' ' -f2 "$IB/$1/ports/1/state"
+}
+
+# The EUI-64 node GUID made from a netdev's MAC, as sysfs prints it.
+guid_of() {
+	set -- $(tr ':' ' ' <"/sys/class/net/$1/address")
+	printf '%02x%s:%sff:fe%s:%s%s\n' $((0x$1 ^ 2)) "$2" "$3" "$4" "$5" "$6"
+}
+
+# has_gid DEV GID: the port's GID table holds GID as a RoCE v2 entry.
+has_gid() {
+	for f in "$IB/$1"/ports/1/gids/*; do
+		[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
+		[ "$(cat "$IB/$1/ports/1/gid_attrs/types/${f##*/}")" = "RoCE v2" ] && return 0
+	done
+	return 1
+}
+
+veth_pair() {
+	ip link add "$1" type veth peer name "$2" &&
+		ip addr add "$3/24" dev "$1" && ip addr add "$4/24" dev "$2" &&
+		ip link set "$1" up && ip link set "$2" up
+}
+
+check "insmod vhca.ko (with its dependencies)" load_vhca
+
+# ---- two ports on a veth pair in this namespace
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+check "rdma link add vhca0 netdev veth0" rdma link add vhca0 type vhca netdev veth0
+check "rdma link add vhca1 netdev veth1" rdma link add vhca1 type vhca netdev veth1
+rdma link show
+check "rdma link show lists vhca0 on veth0" sh -c 'rdma link show | grep -q "^link vhca0/1 .*netdev veth0"'
+check "rdma link show lists vhca1 on veth1" sh -c 'rdma link show | grep -q "^link vhca1/1 .*netdev veth1"'
+check "sysfs has $IB/vhca0 and vhca1" test -d $IB/vhca0 -a -d $IB/vhca1
+check "parent of vhca0 is a platform device vhca.N" \
+	sh -c "readlink -f $IB/vhca0/device | grep -q '/platform/vhca\.[0-9]*$'"
+check "parent modalias is platform:vhca" test "$(cat $IB/vhca0/device/modalias)" = platform:vhca
+check "vhca0 and vhca1 have distinct parents" \
+	test "$(readlink -f $IB/vhca0/device)" != "$(readlink -f $IB/vhca1/device)"
+check "node_type is CA" sh -c "grep -q '^1: CA' $IB/vhca0/node_type"
+check "node_guid is the EUI-64 of veth0's MAC" test "$(cat $IB/vhca0/node_guid)" = "$(guid_of veth0)"
+check "link layer is Ethernet" test "$(cat $IB/vhca0/ports/1/link_layer)" = Ethernet
+check "port 1 of vhca0 is ACTIVE" test "$(port_state vhca0)" = ACTIVE
+check "GID table of vhca0 holds 10.0.0.1 as RoCE v2" \
+	wait_for 5 has_gid vhca0 0000:0000:0000:0000:0000:ffff:0a00:0001
+check "GID table of vhca1 holds 10.0.0.2 as RoCE v2" \
+	wait_for 5 has_gid vhca1 0000:0000:0000:0000:0000:ffff:0a00:0002
+
+ip link set veth1 down
+check "vhca1 goes DOWN with veth1 down" test "$(port_state vhca1)" = DOWN
+check "vhca0 goes DOWN when its peer loses carrier" wait_for 5 test "$(port_state vhca0)" = DOWN
+ip link set veth1 up
+check "vhca0 is ACTIVE again" wait_for 5 sh -c "grep -q ACTIVE $IB/vhca0/ports/1/state"
+check "vhca1 is ACTIVE again" wait_for 5 sh -c "grep -q ACTIVE $IB/vhca1/ports/1/state"
+
+# ---- bad input: a clear error and one kernel log line, nothing created
+veth_pair veth2 veth3 10.0.1.1 10.0.1.2
+refuse "rdma link add on a missing netdev fails" rdma link add vhcax type vhca netdev nosuchdev
+mark_dmesg
+refuse "rdma link add on a netdev already bound fails" rdma link add vhca2 type vhca netdev veth0
+check "... and the kernel log says the netdev is bound" dmesg_has 'vhca2: netdev veth0 is already bound'
+mark_dmesg
+refuse "rdma link add with a name in use fails" rdma link add vhca0 type vhca netdev veth2
+check "... and the kernel log says the name exists" dmesg_has 'vhca0: an RDMA device of that name exists'
+mark_dmesg
+refuse "rdma link add on a non-Ethernet netdev fails" rdma link add vhcalo type vhca netdev lo
+check "... and the kernel log says it is not Ethernet" dmesg_has 'vhcalo: netdev lo is not an Ethernet device'
+check "bad input created no device" test "$(ndevs)" = 2
+check "veth2 can still be bound" rdma link add vhca2 type vhca netdev veth2
+check "rdma link delete vhca2" rdma link delete vhca2
+ip link del veth2
+
+# ---- removal
+check "rdma link delete vhca1" rdma link delete vhca1
+check "vhca1 is gone from sysfs" test ! -e $IB/vhca1
+check "one platform device is left" test "$(ls /sys/bus/platform/devices | grep -c '^vhca\.')" = 1
+check "veth1 can be bound again after delete" rdma link add vhca1 type vhca netdev veth1
+ip link del veth0
+check "deleting the veth pair removes vhca0 and vhca1" wait_for 20 no_vhca_left
+
+# ---- a second host: one veth end in a namespace of its own
+ip netns add peer
+ip link add veth0 type veth peer name veth1
+ip link set veth1 netns peer
+ip addr add 10.0.0.1/24 dev veth0
+ip link set veth0 up
+ip netns exec peer ip addr add 10.0.0.2/24 dev veth1
+ip netns exec peer ip link set lo up
+ip netns exec peer ip link set veth1 up
+check "rdma link add vhca0 in the initial namespace" rdma link add vhca0 type vhca netdev veth0
+check "ip netns exec peer rdma link add vhca1" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
+refuse "veth1 is not visible from the initial namespace" rdma link add vhcay type vhca netdev veth1
+check "both devices are listed" test "$(ndevs)" = 2
+check "vhca1 is ACTIVE" wait_for 5 sh -c "grep -q ACTIVE $IB/vhca1/ports/1/state"
+check "GID table of vhca1 holds the namespace's 10.0.0.2" \
+	wait_for 5 has_gid vhca1 0000:0000:0000:0000:0000:ffff:0a00:0002
+ip netns del peer
+check "deleting the namespace removes both devices" wait_for 30 no_vhca_left
+
+# ---- rmmod with live devices, then load/unload cycles
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+check "rdma link add before rmmod" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+check "rmmod vhca with two live devices" rmmod vhca
+check "rmmod left nothing behind" no_vhca_left
+i=0
+cycles_ok=1
+while [ $i -lt 5 ]; do
+	{ load_vhca && rdma link add vhca0 type vhca netdev veth0 &&
+		rdma link add vhca1 type vhca netdev veth1 &&
+		rdma link delete vhca0 && rmmod vhca && no_vhca_left; } || cycles_ok=0
+	i=$((i + 1))
+done
+check "5 load/add/delete/rmmod cycles" test $cycles_ok = 1
+ip link del veth0
+
+check "no coherent buffer outstanding at any removal" \
+	sh -c '! dmesg | grep -q "outstanding at removal"'
+check "no refused coherent free" sh -c '! dmesg | grep -q "refused free"'
+finish

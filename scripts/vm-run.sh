@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Boot a kernel in QEMU with the host root shared read-only over 9p (tmpfs
+# overlay on top), the kernel's modules tree and a writable results folder;
+# run one guest script as root; return its exit status.
+#
+# usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-v] SCRIPT [ARG...]
+#   -k  kernel: Debian's stock kernel (default) or the debug test kernel
+#   -t  wall-clock limit for the whole VM (default 900)
+#   -o  results folder (default: a new one under build/vm/); the guest sees
+#       it as /mnt/out; console.log, dmesg.txt (and kmemleak.txt) land there
+#   -v  also copy the console to standard output
+# Exit status: the guest script's, or 124 on timeout, 125 when the guest
+# died before reporting (panic, hang in init), 126 when the kernel log has a
+# KASAN, UBSAN, lockdep, kmemleak, WARN, BUG or DMA-API report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+KIND=stock
+TMO=900
+OUT=
+VERBOSE=0
+while getopts "k:t:o:v" opt; do
+	case $opt in
+	k) KIND=$OPTARG ;;
+	t) TMO=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	v) VERBOSE=1 ;;
+	*) die "usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-v] SCRIPT [ARG...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || die "vm-run.sh: no guest script given"
+SCRIPT=$(readlink -f "$1")
+shift
+[ -r "$SCRIPT" ] || die "guest script $SCRIPT not found"
+
+case $KIND in
+stock)
+	KD=$("$VHCA_TOP/scripts/stock-kernel.sh")
+	KVER=$(cat "$KD/kernel.release")
+	KIMG=$KD/root/boot/vmlinuz-$KVER
+	KMODS=$KD/root/lib/modules
+	APPEND="quiet loglevel=4"
+	;;
+debug)
+	KD=$("$VHCA_TOP/scripts/test-kernel.sh")
+	KVER=$(cat "$KD/kernel.release")
+	KIMG=$KD/linux/arch/x86/boot/bzImage
+	KMODS=$KD/modroot/lib/modules
+	APPEND="loglevel=4 kasan_multi_shot"
+	;;
+*) die "unknown kernel kind '$KIND' (stock or debug)" ;;
+esac
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+[ -x /bin/busybox ] || die "/bin/busybox missing: run 'make deps' (busybox-static)"
+
+# The initramfs: busybox, init and (stock kernel) the modules needed to
+# reach the host root.  Rebuilt when init or busybox changes.
+INITRD=$KD/initramfs.cpio.gz
+stamp=$(cat "$VHCA_TOP/scripts/vm/init" /bin/busybox | sha256sum | cut -c1-16)
+if [ "$(cat "$KD/initramfs.stamp" 2>/dev/null)" != "$stamp" ]; then
+	ird=$(mktemp -d)
+	mkdir -p "$ird"/{bin,proc,sys,dev,mods}
+	cp /bin/busybox "$ird/bin/busybox"
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -s busybox "$ird/bin/$a"
+	done
+	if [ "$KIND" = stock ]; then
+		for m in fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay; do
+			xz -dc "$KMODS/$KVER/kernel/$m.ko.xz" >"$ird/mods/$(basename $m).ko"
+			basename $m >>"$ird/mods/order"
+		done
+	fi
+	install -m 755 "$VHCA_TOP/scripts/vm/init" "$ird/init"
+	(cd "$ird" && find . | cpio -o -H newc --quiet) | gzip -1 >"$INITRD.tmp"
+	mv "$INITRD.tmp" "$INITRD"
+	echo "$stamp" >"$KD/initramfs.stamp"
+	rm -rf "$ird"
+fi
+
+if [ -z "$OUT" ]; then
+	mkdir -p "$VHCA_TOP/build/vm"
+	OUT=$(mktemp -d "$VHCA_TOP/build/vm/$(basename "$SCRIPT" .sh)-$KIND-XXXX")
+fi
+mkdir -p "$OUT"
+OUT=$(readlink -f "$OUT")
+rm -f "$OUT"/{console.log,dmesg.txt,kmemleak.txt,run.sh,stage2.sh}
+cp "$VHCA_TOP/scripts/vm/stage2.sh" "$OUT/stage2.sh"
+{
+	echo "#!/bin/sh"
+	echo "export VHCA_TOP='$VHCA_TOP' VHCA_KERNEL='$KIND' VHCA_KVER='$KVER'"
+	echo "export VHCA_BUILD='$VHCA_TOP/build/$KIND' VHCA_OUT=/mnt/out"
+	echo "cd '$VHCA_TOP'"
+	printf 'exec /bin/sh %q' "$SCRIPT"
+	for a in "$@"; do printf ' %q' "$a"; done
+	echo
+} >"$OUT/run.sh"
+
+# KVM when /dev/kvm is there and works: some hosts (nested virtualization)
+# offer a /dev/kvm that cannot run a kernel.  Probed once per machine by
+# booting the stock kernel without a root (it must reach the VFS panic);
+# VHCA_ACCEL=tcg or kvm overrides.
+kvm_works() {
+	local probe=$VHCA_CACHE/kvm-probe-$(qemu-system-x86_64 --version | head -1 | tr -dc '0-9.')
+	if [ ! -e "$probe" ]; then
+		if timeout 60 qemu-system-x86_64 -accel kvm -cpu host -machine pc -m 256 \
+			-nographic -no-reboot -nic none -kernel "$KIMG" \
+			-append "console=ttyS0 panic=-1" </dev/null 2>&1 |
+			grep -q 'VFS: Unable to mount root'; then
+			echo yes >"$probe"
+		else
+			echo no >"$probe"
+		fi
+	fi
+	[ "$(cat "$probe")" = yes ]
+}
+ACCEL_KIND=${VHCA_ACCEL:-auto}
+if [ "$ACCEL_KIND" = auto ]; then
+	ACCEL_KIND=tcg
+	if [ -w /dev/kvm ] && kvm_works; then
+		ACCEL_KIND=kvm
+	fi
+fi
+if [ "$ACCEL_KIND" = kvm ]; then
+	ACCEL=(-accel kvm -cpu host)
+else
+	ACCEL=(-accel tcg -cpu max)
+fi
+
+log "VM: $KIND kernel $KVER ($ACCEL_KIND), $(basename "$SCRIPT"), results in $OUT"
+set +e
+timeout --foreground -k 10 "$TMO" qemu-system-x86_64 \
+	"${ACCEL[@]}" -machine pc -smp 2 -m 2G \
+	-nographic -no-reboot -nic none \
+	-kernel "$KIMG" -initrd "$INITRD" \
+	-append "console=ttyS0 panic=-1 mitigations=off $APPEND" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$KMODS",mount_tag=kmods,security_model=none,readonly=on \
+	-virtfs local,path="$OUT",mount_tag=outdir,security_model=none \
+	-device virtio-rng-pci </dev/null 2>&1 |
+	if [ $VERBOSE = 1 ]; then tee "$OUT/console.log"; else cat >"$OUT/console.log"; fi
+qrc=${PIPESTATUS[0]}
+set -e
+
+rc=$(sed -n 's/^VHCA-VM: EXIT=\([0-9]*\).*/\1/p' "$OUT/console.log" | tail -1)
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	log "VM: timed out after $TMO s (console: $OUT/console.log)"
+	rc=124
+elif [ -z "$rc" ]; then
+	log "VM: the guest died before reporting (console: $OUT/console.log):"
+	grep -E 'Kernel panic|BUG:|Oops|VHCA-VM:' "$OUT/console.log" | head -20 >&2 || true
+	rc=125
+fi
+
+# Any report of the kernel's checkers (or a WARN/BUG anywhere) fails the run.
+LOGF=$OUT/dmesg.txt
+[ -s "$LOGF" ] || LOGF=$OUT/console.log
+pat='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DMA-API: [^ :]+ [^ :]+: |Kernel panic|Oops|unreferenced object|kmemleak: [0-9]+ new suspected'
+if grep -Eq "$pat" "$LOGF" || [ -s "$OUT/kmemleak.txt" ]; then
+	log "VM: kernel checkers reported problems:"
+	{ grep -E "$pat" "$LOGF" | head -40; head -40 "$OUT/kmemleak.txt" 2>/dev/null; } >&2 || true
+	[ "$rc" != 0 ] || rc=126
+fi
+exit "$rc"
