@@ -212,7 +212,7 @@ static void vhca_coherent_atomic(struct kunit *test)
 {
 	struct vhca_coherent_test *t = test->priv;
 	dma_addr_t dma[8];
-	spinlock_t lock;
+	spinlock_t lock;	/* only to be in atomic context */
 	void *p[8];
 	int i;
 
