@@ -2,7 +2,8 @@
 #
 # vhca top-level build.  See README.md and Documentation/building.md.
 #
-#   make            the module against Debian's stock 6.12 headers
+#   make            the module against Debian's stock 6.12 headers, the
+#                   provider and the test programs
 #   make deps       install every Debian package the project needs
 #   make demo       boot the stock kernel in QEMU, load vhca, bind two ports
 #   make check      every test; ends with "N passed, N failed, N skipped"
@@ -17,9 +18,25 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 # debug builds never share object files.
 KSRC := Kbuild drivers include kunit
 
-.PHONY: all module module-debug deps demo check sparse checkpatch install clean
+.PHONY: all module module-debug provider provider-check tests deps demo \
+	check sparse checkpatch install clean
 
-all: module
+all: module provider tests
+
+provider:
+	$(MAKE) -C providers/vhca
+
+# Host tests of the provider (layout, dispatch), plain and with ASan/UBSan.
+provider-check:
+	$(MAKE) -C providers/vhca check
+
+# Test programs the guest scripts run (scripts/tests/*.c).
+TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
+tests: $(TEST_PROGS)
+
+$(BUILD)/tests/%: scripts/tests/%.c include/uapi/rdma/vhca-abi.h
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -o $@ $< -libverbs
 
 deps:
 	scripts/deps.sh
@@ -55,10 +72,11 @@ demo:
 check:
 	scripts/check.sh
 
-install: module
+install: module provider
 	@set -e; kdir="$(or $(KDIR),$$(scripts/stock-kernel.sh)/headers)"; \
 	out=$(BUILD)/$(if $(KDIR),kdir,stock); \
 	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) modules_install
+	$(MAKE) -C providers/vhca install
 
 clean:
 	rm -rf $(BUILD)

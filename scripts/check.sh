@@ -83,6 +83,28 @@ else
 	fail "checkpatch.pl --strict is clean"
 fi
 
+# The provider and the test programs: -Wall -Wextra, no warnings.
+rm -rf build/provider build/tests
+if run "provider and test programs" "$LOGS/userspace.log" make provider tests; then
+	no_warnings "provider and test programs build with -Wall -Wextra, no warnings" "$LOGS/userspace.log"
+else
+	fail "provider and test programs build"
+fi
+# Host tests of the provider: one PASS/FAIL line per check.
+run "provider host tests" "$LOGS/provider-check.log" make -s provider-check
+prc=$?
+while IFS= read -r line; do
+	case "$line" in
+	PASS:*) pass "provider: ${line#PASS: }" ;;
+	FAIL:*) fail "provider: ${line#FAIL: }" ;;
+	SKIP:*)
+		echo "SKIP: provider: ${line#SKIP: }"
+		NSKIP=$((NSKIP + 1))
+		;;
+	esac
+done <"$LOGS/provider-check.log"
+[ $prc = 0 ] || fail "provider host tests exit $prc"
+
 # ---- 2. the debug test kernel and KUnit
 if run "debug test kernel" "$LOGS/test-kernel.log" scripts/test-kernel.sh; then
 	pass "debug test kernel (KUnit, KASAN, lockdep, kmemleak, UBSAN) is built"
@@ -155,11 +177,16 @@ else
 fi
 
 # ---- 3. integration in the VM: stock kernel, then the debug kernel
-guest stock scripts/guest/link.sh
-if [ $DEBUG_OK = 1 ]; then
-	guest debug scripts/guest/link.sh
-else
-	fail "[debug] link: no debug kernel"
-fi
+GUESTS="scripts/guest/link.sh scripts/guest/device.sh"
+for g in $GUESTS; do
+	guest stock "$g"
+done
+for g in $GUESTS; do
+	if [ $DEBUG_OK = 1 ]; then
+		guest debug "$g"
+	else
+		fail "[debug] $(basename "$g" .sh): no debug kernel"
+	fi
+done
 
 summary

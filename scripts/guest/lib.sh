@@ -43,10 +43,11 @@ wait_for() {
 	return 1
 }
 
-# Load vhca.ko with the modules it depends on.
+# Load vhca.ko with the modules it depends on, and ib_uverbs, which udev
+# (absent here) loads on a real host when an RDMA device appears.
 load_vhca() {
 	_deps=$(modinfo -F depends "$VHCA_KO" | tr ',' ' ')
-	[ -z "$_deps" ] || modprobe -a $_deps || return 1
+	modprobe -a $_deps ib_uverbs || return 1
 	insmod "$VHCA_KO"
 }
 

@@ -17,6 +17,22 @@
 #define VHCA_GID_TABLE_LEN	32
 #define VHCA_PKEY_TABLE_LEN	1
 
+/* Device limits: what query_device reports is what the verbs enforce. */
+#define VHCA_MAX_QP		16384
+#define VHCA_MAX_QP_WR		4096
+#define VHCA_MAX_SGE		16
+#define VHCA_MAX_CQ		16384
+#define VHCA_MAX_CQE		32768
+#define VHCA_MAX_MR		65536
+#define VHCA_MAX_MR_SIZE	BIT_ULL(40)
+#define VHCA_MAX_PD		65536
+#define VHCA_MAX_QP_RD_ATOM	16
+#define VHCA_MAX_SRQ		4096
+#define VHCA_MAX_SRQ_WR		4096
+#define VHCA_MAX_AH		65536
+#define VHCA_MAX_MSG_SIZE	BIT(31)
+#define VHCA_LOCAL_ACK_DELAY	15
+
 /*
  * One HCA, bound to one netdev.  Listed in vhca_devices (which holds a
  * reference on ibdev.dev) from newlink until module exit or reaping after
@@ -42,6 +58,30 @@ static inline struct vhca_dev *to_vdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct vhca_dev, ibdev);
 }
 
+/*
+ * Coherent memory offered to one user context through mmap, freed by
+ * mmap_free once the context has removed it and the last mapping is gone.
+ */
+struct vhca_mmap {
+	struct rdma_user_mmap_entry rdma;
+	struct vhca_dev *vdev;
+	void *cpu_addr;
+	dma_addr_t dma;
+	size_t size;
+	bool writable;
+};
+
+struct vhca_ucontext {
+	struct ib_ucontext ibuc;
+	struct vhca_mmap *db;		/* doorbell page, user read-write */
+	struct vhca_mmap *status;	/* status page, user read-only */
+};
+
+static inline struct vhca_ucontext *to_vuctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct vhca_ucontext, ibuc);
+}
+
 /* vhca_verbs.c */
 int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
@@ -52,5 +92,12 @@ int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable);
 enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev, u32 port);
 enum ib_port_state vhca_port_state(struct vhca_dev *vdev);
+
+/* vhca_ucontext.c */
+int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void vhca_dealloc_ucontext(struct ib_ucontext *ibuc);
+void vhca_disassociate_ucontext(struct ib_ucontext *ibuc);
+int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void vhca_mmap_free(struct rdma_user_mmap_entry *entry);
 
 #endif /* VHCA_H */

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <net/addrconf.h>
 #include <rdma/rdma_netlink.h>
+#include <rdma/vhca-abi.h>
 
 #include "vhca.h"
 
@@ -40,13 +41,21 @@ static void vhca_dealloc_driver(struct ib_device *ibdev)
 static const struct ib_device_ops vhca_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 
+	.alloc_ucontext = vhca_alloc_ucontext,
 	.dealloc_driver = vhca_dealloc_driver,
+	.dealloc_ucontext = vhca_dealloc_ucontext,
+	.disassociate_ucontext = vhca_disassociate_ucontext,
 	.get_link_layer = vhca_get_link_layer,
 	.get_port_immutable = vhca_get_port_immutable,
+	.mmap = vhca_mmap,
+	.mmap_free = vhca_mmap_free,
 	.query_device = vhca_query_device,
 	.query_pkey = vhca_query_pkey,
 	.query_port = vhca_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
 };
 
 static void vhca_unreg_work(struct work_struct *work)

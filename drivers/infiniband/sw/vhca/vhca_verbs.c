@@ -16,8 +16,29 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = VHCA_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = VHCA_MAX_QP;
+	attr->max_qp_wr = VHCA_MAX_QP_WR;
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_PORT_ACTIVE_EVENT;
+	attr->max_send_sge = VHCA_MAX_SGE;
+	attr->max_recv_sge = VHCA_MAX_SGE;
+	attr->max_sge_rd = VHCA_MAX_SGE;
+	attr->max_cq = VHCA_MAX_CQ;
+	attr->max_cqe = VHCA_MAX_CQE;
+	attr->max_mr = VHCA_MAX_MR;
+	attr->max_pd = VHCA_MAX_PD;
+	attr->max_qp_rd_atom = VHCA_MAX_QP_RD_ATOM;
+	attr->max_qp_init_rd_atom = VHCA_MAX_QP_RD_ATOM;
+	attr->max_res_rd_atom = VHCA_MAX_QP * VHCA_MAX_QP_RD_ATOM;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_srq = VHCA_MAX_SRQ;
+	attr->max_srq_wr = VHCA_MAX_SRQ_WR;
+	attr->max_srq_sge = VHCA_MAX_SGE;
+	attr->max_ah = VHCA_MAX_AH;
 	attr->max_pkeys = VHCA_PKEY_TABLE_LEN;
+	attr->local_ca_ack_delay = VHCA_LOCAL_ACK_DELAY;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -40,6 +61,7 @@ int vhca_query_port(struct ib_device *ibdev, u32 port,
 	/* The core has zeroed *attr. */
 	attr->gid_tbl_len = VHCA_GID_TABLE_LEN;
 	attr->pkey_tbl_len = VHCA_PKEY_TABLE_LEN;
+	attr->max_msg_sz = VHCA_MAX_MSG_SIZE;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
 	attr->state = vhca_port_state(vdev);

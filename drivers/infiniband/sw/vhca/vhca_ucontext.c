@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * User contexts of vhca: each gets a doorbell page (user read-write) and a
+ * status page (user read-only) of its own, in DMA-coherent memory mapped
+ * through the rdma_user_mmap_entry API.
+ */
+#include <linux/mm.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/vhca-abi.h>
+
+#include "vhca.h"
+
+static struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx,
+					  size_t size, bool writable)
+{
+	struct vhca_dev *vdev = to_vdev(uctx->ibuc.device);
+	struct vhca_mmap *m;
+	int err;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->vdev = vdev;
+	m->size = size;
+	m->writable = writable;
+	m->cpu_addr = vhca_alloc_coherent_user(&vdev->coh, size, GFP_KERNEL,
+					       &m->dma);
+	if (!m->cpu_addr) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = rdma_user_mmap_entry_insert(&uctx->ibuc, &m->rdma,
+					  PAGE_ALIGN(size));
+	if (err)
+		goto err_coherent;
+	return m;
+
+err_coherent:
+	vhca_free_coherent(&vdev->coh, size, m->cpu_addr, m->dma);
+err_free:
+	kfree(m);
+	return ERR_PTR(err);
+}
+
+int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct vhca_ucontext *uctx = to_vuctx(ibuc);
+	struct vhca_alloc_ucontext_resp resp = {};
+	int err;
+
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibuc->device, "alloc_ucontext: unknown request data\n");
+		return -EINVAL;
+	}
+
+	uctx->db = vhca_mmap_create(uctx, PAGE_SIZE, true);
+	if (IS_ERR(uctx->db))
+		return PTR_ERR(uctx->db);
+	uctx->status = vhca_mmap_create(uctx, PAGE_SIZE, false);
+	if (IS_ERR(uctx->status)) {
+		err = PTR_ERR(uctx->status);
+		goto err_db;
+	}
+
+	resp.db_mmap_offset = rdma_user_mmap_get_offset(&uctx->db->rdma);
+	resp.status_mmap_offset = rdma_user_mmap_get_offset(&uctx->status->rdma);
+	resp.db_size = PAGE_SIZE;
+	resp.status_size = PAGE_SIZE;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_status;
+	return 0;
+
+err_status:
+	rdma_user_mmap_entry_remove(&uctx->status->rdma);
+err_db:
+	rdma_user_mmap_entry_remove(&uctx->db->rdma);
+	return err;
+}
+
+/* The pages go in mmap_free, once no process maps them any more. */
+void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct vhca_ucontext *uctx = to_vuctx(ibuc);
+
+	rdma_user_mmap_entry_remove(&uctx->status->rdma);
+	rdma_user_mmap_entry_remove(&uctx->db->rdma);
+}
+
+/*
+ * Device removal with the context still open: the core has already
+ * destroyed its objects and zapped its mappings (they were made with
+ * rdma_user_mmap_io()); the context holds nothing else of the device.
+ */
+void vhca_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
+ * Map one of the context's own entries: shared, exactly its size, and never
+ * writable when the entry is read-only (VM_MAYWRITE goes too, so mprotect()
+ * cannot add write access later).
+ */
+int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	struct vhca_mmap *m;
+	int err;
+
+	entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!entry) {
+		ibdev_dbg(ibuc->device,
+			  "mmap: no entry of %lu bytes at offset %#lx (shared %d)\n",
+			  vma->vm_end - vma->vm_start, vma->vm_pgoff << PAGE_SHIFT,
+			  !!(vma->vm_flags & VM_SHARED));
+		return -EINVAL;
+	}
+	m = container_of(entry, struct vhca_mmap, rdma);
+
+	if (!m->writable) {
+		if (vma->vm_flags & VM_WRITE) {
+			ibdev_dbg(ibuc->device,
+				  "mmap: writable mapping of a read-only page\n");
+			err = -EPERM;
+			goto out;
+		}
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(virt_to_phys(m->cpu_addr)),
+				entry->npages << PAGE_SHIFT, vma->vm_page_prot,
+				entry);
+out:
+	rdma_user_mmap_entry_put(entry);
+	return err;
+}
+
+void vhca_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct vhca_mmap *m = container_of(entry, struct vhca_mmap, rdma);
+
+	vhca_free_coherent(&m->vdev->coh, m->size, m->cpu_addr, m->dma);
+	kfree(m);
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Layout test: the private ABI as vhca_pabi.h declares it against the
+ * sizes and offsets recorded from rdma-core 44.
+ *
+ * usage: layout_test TAG LAYOUT_FILE
+ * Each line of LAYOUT_FILE ("sizeof S N" or "offsetof S.M N") is one check.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../vhca_pabi.h"
+
+struct fact {
+	const char *name;
+	size_t value;
+};
+
+#define SIZE(s)		{ "sizeof " #s, sizeof(struct s) }
+#define OFF(s, m)	{ "offsetof " #s "." #m, offsetof(struct s, m) }
+#define OP(m)		{ #m, offsetof(struct verbs_context_ops, m) }
+
+static const struct fact facts[] = {
+	SIZE(verbs_match_ent),
+	OFF(verbs_match_ent, u),
+	OFF(verbs_match_ent, vendor),
+	OFF(verbs_match_ent, device),
+	OFF(verbs_match_ent, kind),
+	SIZE(verbs_device_ops),
+	OFF(verbs_device_ops, match_min_abi_version),
+	OFF(verbs_device_ops, match_table),
+	OFF(verbs_device_ops, static_providers),
+	OFF(verbs_device_ops, match_device),
+	OFF(verbs_device_ops, alloc_context),
+	OFF(verbs_device_ops, import_context),
+	OFF(verbs_device_ops, alloc_device),
+	OFF(verbs_device_ops, uninit_device),
+	SIZE(verbs_device),
+	OFF(verbs_device, ops),
+	OFF(verbs_device, refcount),
+	OFF(verbs_device, entry),
+	OFF(verbs_device, sysfs),
+	OFF(verbs_device, core_support),
+	SIZE(verbs_mr),
+	OFF(verbs_mr, mr_type),
+	OFF(verbs_mr, access),
+	SIZE(verbs_cq),
+	SIZE(verbs_qp),
+	OFF(verbs_qp, comp_mask),
+	OFF(verbs_qp, xrcd),
+	SIZE(verbs_context_ops),
+	SIZE(ibv_get_context),
+	SIZE(ibv_query_port),
+	SIZE(ibv_alloc_pd),
+	SIZE(ibv_reg_mr),
+	SIZE(ibv_create_cq),
+	SIZE(ibv_create_cq_ex),
+	SIZE(ibv_create_qp),
+	SIZE(ibv_modify_qp),
+	SIZE(ibv_query_qp),
+};
+
+/* Every member of verbs_context_ops, in the order rdma-core keeps: sorted. */
+static const struct fact ops[] = {
+	OP(advise_mr), OP(alloc_dm), OP(alloc_mw), OP(alloc_null_mr),
+	OP(alloc_parent_domain), OP(alloc_pd), OP(alloc_td), OP(async_event),
+	OP(attach_counters_point_flow), OP(attach_mcast), OP(bind_mw),
+	OP(close_xrcd), OP(cq_event), OP(create_ah), OP(create_counters),
+	OP(create_cq), OP(create_cq_ex), OP(create_flow),
+	OP(create_flow_action_esp), OP(create_qp), OP(create_qp_ex),
+	OP(create_rwq_ind_table), OP(create_srq), OP(create_srq_ex),
+	OP(create_wq), OP(dealloc_mw), OP(dealloc_pd), OP(dealloc_td),
+	OP(dereg_mr), OP(destroy_ah), OP(destroy_counters), OP(destroy_cq),
+	OP(destroy_flow), OP(destroy_flow_action), OP(destroy_qp),
+	OP(destroy_rwq_ind_table), OP(destroy_srq), OP(destroy_wq),
+	OP(detach_mcast), OP(free_context), OP(free_dm), OP(get_srq_num),
+	OP(import_dm), OP(import_mr), OP(import_pd), OP(modify_cq),
+	OP(modify_flow_action_esp), OP(modify_qp), OP(modify_qp_rate_limit),
+	OP(modify_srq), OP(modify_wq), OP(open_qp), OP(open_xrcd), OP(poll_cq),
+	OP(post_recv), OP(post_send), OP(post_srq_ops), OP(post_srq_recv),
+	OP(query_device_ex), OP(query_ece), OP(query_port), OP(query_qp),
+	OP(query_qp_data_in_order), OP(query_rt_values), OP(query_srq),
+	OP(read_counters), OP(reg_dm_mr), OP(reg_dmabuf_mr), OP(reg_mr),
+	OP(req_notify_cq), OP(rereg_mr), OP(resize_cq), OP(set_ece),
+	OP(unimport_dm), OP(unimport_mr), OP(unimport_pd),
+};
+
+#define NUM_OPS 76
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *tag;
+static int failures;
+
+/* Prints one check; why says what was wrong when !ok. */
+static void report(bool ok, const char *name, const char *why)
+{
+	if (ok)
+		printf("PASS: %s: layout: %s\n", tag, name);
+	else
+		printf("FAIL: %s: layout: %s: %s\n", tag, name, why);
+	failures += !ok;
+}
+
+static const struct fact *lookup(const char *name)
+{
+	static const char ops_prefix[] = "offsetof verbs_context_ops.";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(facts); i++)
+		if (!strcmp(facts[i].name, name))
+			return &facts[i];
+	if (strncmp(name, ops_prefix, strlen(ops_prefix)))
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(ops[i].name, name + strlen(ops_prefix)))
+			return &ops[i];
+	return NULL;
+}
+
+/* One check per line of the recorded layout. */
+static void check_file(const char *path)
+{
+	char kind[16], what[128], name[160], line[256], why[96];
+	const struct fact *f;
+	unsigned long value;
+	int lines = 0;
+	FILE *file;
+
+	file = fopen(path, "r");
+	if (!file) {
+		report(false, path, "cannot open");
+		return;
+	}
+	while (fgets(line, sizeof(line), file)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%15s %127s %lu", kind, what, &value) != 3 ||
+		    (strcmp(kind, "sizeof") && strcmp(kind, "offsetof"))) {
+			report(false, line, "unparsable line");
+			continue;
+		}
+		lines++;
+		snprintf(name, sizeof(name), "%s %s", kind, what);
+		f = lookup(name);
+		if (f)
+			snprintf(why, sizeof(why), "recorded %lu, declared %zu",
+				 value, f->value);
+		else
+			snprintf(why, sizeof(why), "recorded %lu, not declared",
+				 value);
+		report(f && f->value == value, name, why);
+	}
+	fclose(file);
+	report(lines > 0, "layout file has entries", "none found");
+}
+
+/* verbs_context_ops holds exactly the 76 ops, pointer-sized, sorted. */
+static void check_ops(void)
+{
+	const char *misplaced = NULL, *unsorted = NULL;
+	char why[96];
+	size_t i;
+
+	snprintf(why, sizeof(why), "%zu listed", ARRAY_SIZE(ops));
+	report(ARRAY_SIZE(ops) == NUM_OPS, "verbs_context_ops lists 76 ops",
+	       why);
+	snprintf(why, sizeof(why), "%zu bytes",
+		 sizeof(struct verbs_context_ops));
+	report(sizeof(struct verbs_context_ops) == NUM_OPS * sizeof(void *),
+	       "sizeof verbs_context_ops = 76 pointers", why);
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		if (ops[i].value != i * sizeof(void *) && !misplaced)
+			misplaced = ops[i].name;
+		if (i && strcmp(ops[i - 1].name, ops[i].name) >= 0 && !unsorted)
+			unsorted = ops[i].name;
+	}
+	report(!misplaced, "verbs_context_ops members are consecutive",
+	       misplaced ? misplaced : "");
+	report(!unsorted, "verbs_context_ops members are sorted by name",
+	       unsorted ? unsorted : "");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s TAG LAYOUT_FILE\n", argv[0]);
+		return 2;
+	}
+	tag = argv[1];
+	check_file(argv[2]);
+	check_ops();
+	return failures ? 1 : 0;
+}
