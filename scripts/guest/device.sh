@@ -77,6 +77,7 @@ for f in "max_qp MAX_QP" "max_qp_wr MAX_QP_WR" "max_sge MAX_SGE" \
 	set -- $f
 	check "ibv_devinfo $1 is the driver's VHCA_$2" devinfo_is "$1" "$(limit "$2")"
 done
+check "ibv_devinfo vendor_id is set (0xffffff, none: software HCA)" devinfo_is vendor_id 0xffffff
 check "ibv_devinfo max_mr_size is 2^40" devinfo_is max_mr_size 0x10000000000
 check "ibv_devinfo max_msg_sz is 2^31" devinfo_is max_msg_sz 0x80000000
 check "ibv_devinfo transport is InfiniBand (RoCE)" devinfo_is transport "InfiniBand \(0\)"

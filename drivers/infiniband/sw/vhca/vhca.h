@@ -33,6 +33,9 @@
 #define VHCA_MAX_MSG_SIZE	BIT(31)
 #define VHCA_LOCAL_ACK_DELAY	15
 
+/* No IEEE OUI for a software HCA: the all-ones value, as rdma_rxe uses. */
+#define VHCA_VENDOR_ID		0xffffff
+
 /*
  * One HCA, bound to one netdev.  Listed in vhca_devices (which holds a
  * reference on ibdev.dev) from newlink until module exit or reaping after

@@ -17,6 +17,7 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = VHCA_MAX_MR_SIZE;
+	attr->vendor_id = VHCA_VENDOR_ID;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp = VHCA_MAX_QP;
 	attr->max_qp_wr = VHCA_MAX_QP_WR;
