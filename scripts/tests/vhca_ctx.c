@@ -131,40 +131,46 @@ static int mode_mmap(const char *dev)
 	struct raw_ctx a, b, c;
 	uint8_t *db, *st, *db2;
 	int rw = PROT_READ | PROT_WRITE;
+	size_t sz;
 
 	if (open_raw(dev, &a)) {
 		result(0, "open the device and allocate a raw context");
 		return failures;
 	}
 	result(1, "open the device and allocate a raw context");
-	result(a.resp.db_size == pg && a.resp.status_size == pg,
-	       "the response gives one page each for doorbells and status");
+	result(a.resp.db_size && a.resp.db_size % pg == 0 &&
+	       a.resp.status_size == a.resp.db_size,
+	       "doorbell and status areas: equal, whole pages");
 	result(a.resp.db_mmap_offset != a.resp.status_mmap_offset,
 	       "the two pages have distinct offsets");
 	result(get_context(a.fd, &c) && errno == EINVAL,
 	       "a second context on the same fd is refused (EINVAL)");
 
-	db = map(&a, a.resp.db_mmap_offset, pg, rw, MAP_SHARED);
-	result(db != MAP_FAILED, "doorbell page maps read-write, shared");
-	st = map(&a, a.resp.status_mmap_offset, pg, PROT_READ, MAP_SHARED);
-	result(st != MAP_FAILED, "status page maps read-only, shared");
+	sz = a.resp.db_size;
+	db = map(&a, a.resp.db_mmap_offset, sz, rw, MAP_SHARED);
+	result(db != MAP_FAILED, "doorbell area maps read-write, shared");
+	st = map(&a, a.resp.status_mmap_offset, sz, PROT_READ, MAP_SHARED);
+	result(st != MAP_FAILED, "status area maps read-only, shared");
 	if (db == MAP_FAILED || st == MAP_FAILED)
 		return failures;
-	result(!memcmp(db, st, pg) && !db[0] && !db[pg - 1],
-	       "both pages start zeroed");
-	memset(db, 0xa5, pg);
-	result(db[0] == 0xa5 && db[pg - 1] == 0xa5, "doorbell page holds writes");
+	result(!memcmp(db, st, sz) && !db[0] && !db[sz - 1],
+	       "both areas start zeroed");
+	memset(db, 0xa5, sz);
+	result(db[0] == 0xa5 && db[sz - 1] == 0xa5, "doorbell area holds writes");
 
-	result(map_fails(&a, a.resp.status_mmap_offset, pg, rw, MAP_SHARED, EPERM),
-	       "status page refuses a writable mapping (EPERM)");
-	result(mprotect(st, pg, rw) && errno == EACCES,
+	result(map_fails(&a, a.resp.status_mmap_offset, sz, rw, MAP_SHARED, EPERM),
+	       "status area refuses a writable mapping (EPERM)");
+	result(mprotect(st, sz, rw) && errno == EACCES,
 	       "status mapping cannot be made writable by mprotect (EACCES)");
-	result(map_fails(&a, a.resp.db_mmap_offset, pg, rw, MAP_PRIVATE, EINVAL),
+	result(map_fails(&a, a.resp.db_mmap_offset, sz, rw, MAP_PRIVATE, EINVAL),
 	       "a private mapping is refused (EINVAL)");
-	result(map_fails(&a, a.resp.db_mmap_offset, 2 * pg, rw, MAP_SHARED, EINVAL),
-	       "a mapping longer than the page is refused (EINVAL)");
-	result(map_fails(&a, a.resp.db_mmap_offset + 64 * pg, pg, rw, MAP_SHARED,
-			 EINVAL),
+	result(map_fails(&a, a.resp.db_mmap_offset, sz + pg, rw, MAP_SHARED, EINVAL),
+	       "a mapping longer than the area is refused (EINVAL)");
+	result(map_fails(&a, a.resp.db_mmap_offset, sz - pg, rw, MAP_SHARED, EINVAL) ||
+	       sz == (size_t)pg,
+	       "a mapping shorter than the area is refused (EINVAL)");
+	result(map_fails(&a, a.resp.db_mmap_offset + 1024 * pg, pg, rw,
+			 MAP_SHARED, EINVAL),
 	       "an offset the context does not own is refused (EINVAL)");
 
 	/* Another context never sees this one's memory, whatever it maps. */
@@ -172,17 +178,17 @@ static int mode_mmap(const char *dev)
 		result(0, "a second context on a second fd");
 		return failures;
 	}
-	db2 = map(&b, a.resp.db_mmap_offset, pg, rw, MAP_SHARED);
+	db2 = map(&b, a.resp.db_mmap_offset, sz, rw, MAP_SHARED);
 	if (db2 == MAP_FAILED) {
-		result(map_fails(&b, a.resp.db_mmap_offset, pg, rw, MAP_SHARED,
+		result(map_fails(&b, a.resp.db_mmap_offset, sz, rw, MAP_SHARED,
 				 EINVAL),
 		       "the first context's offset is not the second's");
 	} else {
-		result(db2[0] == 0 && db2[pg - 1] == 0,
+		result(db2[0] == 0 && db2[sz - 1] == 0,
 		       "the same offset on another context maps other memory");
-		memset(db2, 0x5a, pg);
+		memset(db2, 0x5a, sz);
 		result(db[0] == 0xa5, "writes through one context stay there");
-		munmap(db2, pg);
+		munmap(db2, sz);
 	}
 	close(b.async_fd);
 	close(b.fd);
@@ -190,17 +196,16 @@ static int mode_mmap(const char *dev)
 	/* A mapping outlives the fd and the context keeps its memory. */
 	close(a.async_fd);
 	close(a.fd);
-	result(db[0] == 0xa5 && db[pg - 1] == 0xa5,
-	       "the doorbell page stays mapped after close()");
+	result(db[0] == 0xa5 && db[sz - 1] == 0xa5,
+	       "the doorbell area stays mapped after close()");
 	db[1] = 0x11;
-	munmap(db, pg);
-	munmap(st, pg);
+	munmap(db, sz);
+	munmap(st, sz);
 	return failures;
 }
 
 static int mode_fatal_raw(const char *dev)
 {
-	long pg = sysconf(_SC_PAGESIZE);
 	struct ib_uverbs_async_event_desc ev;
 	struct raw_ctx a;
 	volatile uint8_t *db, *st;
@@ -210,9 +215,10 @@ static int mode_fatal_raw(const char *dev)
 		result(0, "open a raw context");
 		return failures;
 	}
-	db = map(&a, a.resp.db_mmap_offset, pg, PROT_READ | PROT_WRITE,
+	db = map(&a, a.resp.db_mmap_offset, a.resp.db_size,
+		 PROT_READ | PROT_WRITE, MAP_SHARED);
+	st = map(&a, a.resp.status_mmap_offset, a.resp.status_size, PROT_READ,
 		 MAP_SHARED);
-	st = map(&a, a.resp.status_mmap_offset, pg, PROT_READ, MAP_SHARED);
 	if (db == MAP_FAILED || st == MAP_FAILED) {
 		result(0, "map the context's pages");
 		return failures;
@@ -229,8 +235,8 @@ static int mode_fatal_raw(const char *dev)
 	/* The mappings were zapped: they fault in a harmless page now. */
 	db[0] = 2;
 	result(st[0] == 0, "zapped mappings stay accessible, no crash");
-	munmap((void *)db, pg);
-	munmap((void *)st, pg);
+	munmap((void *)db, a.resp.db_size);
+	munmap((void *)st, a.resp.status_size);
 	close(a.async_fd);
 	close(a.fd);
 	return failures;

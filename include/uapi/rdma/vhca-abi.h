@@ -19,21 +19,188 @@
 
 /*
  * ALLOC_UCONTEXT (ibv_open_device).  The request carries no driver data.
- * Each context gets two pages of its own, mapped with mmap() on the
+ * Each context gets two areas of its own, mapped with mmap() on the
  * context's command fd at the offsets below, MAP_SHARED, each exactly its
  * size:
- *  - the doorbell page, read-write: written by the provider, read by the
- *    device (doorbell records of the context's queues);
- *  - the status page, read-only: written by the device only (flags the
- *    device raises for the provider, such as "needs wakeup").  A writable
- *    mapping of it is refused with EPERM.
- * Both pages start zeroed.  Their layouts come with the queues that use them.
+ *  - the doorbell area, read-write: written by the provider, read by the
+ *    device: an array of struct vhca_db_rec;
+ *  - the status area, read-only: written by the device only: an array of
+ *    struct vhca_status_rec.  A writable mapping of it is refused (EPERM).
+ * Both start zeroed.  Each CQ, QP and SRQ of the context owns the record
+ * with its db_index in both arrays (create responses); record 0 of both is
+ * the context's own and never handed to an object.
  */
 struct vhca_alloc_ucontext_resp {
 	__aligned_u64 db_mmap_offset;
 	__aligned_u64 status_mmap_offset;
 	__u32 db_size;
 	__u32 status_size;
+};
+
+/*
+ * Doorbell record (provider -> device).  Indices are free-running 32-bit
+ * counters; an entry's slot is index & (count - 1).
+ *  QP:  head[0] = send queue producer index, head[1] = receive queue's
+ *  CQ:  head[0] = consumer index (the provider has consumed CQEs before it)
+ *  SRQ: head[0] = producer index
+ * The device reads these with no trust: a wrong value harms only the
+ * object's own queue.
+ */
+struct vhca_db_rec {
+	__u32 head[2];
+	__u32 reserved[2];
+};
+
+/*
+ * Status record (device -> provider).
+ *  QP:  tail[0] = send queue consumer index (the device is done with every
+ *       WQE before it: its slot may be reused), tail[1] = receive queue's
+ *  CQ:  tail[0] = producer index (CQEs before it are valid)
+ *  SRQ: tail[0] = consumer index
+ * flags: VHCA_STATUS_* bits.
+ */
+struct vhca_status_rec {
+	__u32 tail[2];
+	__u32 flags;
+	__u32 reserved;
+};
+
+enum {
+	/* The device stopped polling this queue: post with a system call. */
+	VHCA_STATUS_NEEDS_WAKEUP = 1 << 0,
+	/* CQ: a CQE was lost because the ring was full (IBV_EVENT_CQ_ERR). */
+	VHCA_STATUS_CQ_OVERFLOW = 1 << 1,
+};
+
+/* A scatter/gather element, as in struct ibv_sge. */
+struct vhca_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* Send WQE opcodes (the IB_WR_* subset vhca executes). */
+enum vhca_wr_opcode {
+	VHCA_WR_RDMA_WRITE = 0,
+	VHCA_WR_RDMA_WRITE_WITH_IMM = 1,
+	VHCA_WR_SEND = 2,
+	VHCA_WR_SEND_WITH_IMM = 3,
+	VHCA_WR_RDMA_READ = 4,
+};
+
+enum {
+	VHCA_WQE_SIGNALED = 1 << 0,	/* generate a CQE on success */
+	VHCA_WQE_SOLICITED = 1 << 1,
+	VHCA_WQE_FENCE = 1 << 2,
+	VHCA_WQE_INLINE = 1 << 3,	/* data follows the header, no SGEs */
+};
+
+/*
+ * Send WQE: this header, then num_sge struct vhca_sge or, with
+ * VHCA_WQE_INLINE, inline_len bytes of data.  The slot size (sq_stride) is
+ * in the create response.
+ */
+struct vhca_send_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;
+	__u8 reserved0;
+	__u32 inline_len;
+	__be32 imm_data;
+	__u32 reserved1;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__u32 ah;	/* ah_index of the create_ah response */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	};
+};
+
+/* Receive WQE: this header, then num_sge struct vhca_sge. */
+struct vhca_recv_wqe {
+	__aligned_u64 wr_id;
+	__u8 num_sge;
+	__u8 reserved[7];
+};
+
+enum {
+	VHCA_CQE_WITH_IMM = 1 << 0,
+	VHCA_CQE_GRH = 1 << 1,
+};
+
+/*
+ * Completion queue entry.  status and opcode use the values of enum
+ * ibv_wc_status and enum ibv_wc_opcode (equal to the kernel's ib_wc_*).
+ */
+struct vhca_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;
+	__u8 opcode;
+	__u8 flags;		/* VHCA_CQE_* */
+	__u8 sl;
+	__u32 qp_num;
+	__u32 byte_len;
+	__be32 imm_data;
+	__u32 src_qp;
+	__u16 pkey_index;
+	__u8 network_hdr_type;	/* UD: RDMA_NETWORK_IPV4 or _IPV6 */
+	__u8 vendor_err;
+};
+
+/* CREATE_CQ: no request data. */
+struct vhca_create_cq_resp {
+	__aligned_u64 mmap_offset;	/* the CQE ring, read-only */
+	__u32 ring_size;		/* bytes to map */
+	__u32 cqe_count;		/* entries, a power of two */
+	__u32 db_index;
+	__u32 reserved;
+};
+
+/* RESIZE_CQ: the ring is replaced; map the new one, unmap the old one. */
+struct vhca_resize_cq_resp {
+	__aligned_u64 mmap_offset;
+	__u32 ring_size;
+	__u32 cqe_count;
+};
+
+/*
+ * CREATE_QP: no request data.  A queue of count 0 (a QP on an SRQ, or
+ * without receive or send work) has no ring: offset and size are 0.
+ */
+struct vhca_create_qp_resp {
+	__aligned_u64 sq_mmap_offset;	/* read-write */
+	__aligned_u64 rq_mmap_offset;	/* read-write */
+	__u32 sq_size;			/* bytes to map */
+	__u32 rq_size;
+	__u32 sq_count;			/* WQE slots, powers of two */
+	__u32 rq_count;
+	__u32 sq_stride;		/* bytes per WQE slot */
+	__u32 rq_stride;
+	__u32 db_index;
+	__u32 max_inline;
+};
+
+/* CREATE_SRQ: no request data. */
+struct vhca_create_srq_resp {
+	__aligned_u64 mmap_offset;	/* read-write */
+	__u32 size;
+	__u32 count;
+	__u32 stride;
+	__u32 db_index;
+};
+
+/* CREATE_AH: no request data; ah_index goes into UD send WQEs. */
+struct vhca_create_ah_resp {
+	__u32 ah_index;
+	__u32 reserved;
 };
 
 #endif /* VHCA_ABI_USER_H */

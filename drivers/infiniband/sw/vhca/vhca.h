@@ -9,9 +9,14 @@
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "vhca_coherent.h"
+#include "vhca_cq.h"
+#include "vhca_mr.h"
+#include "vhca_qp.h"
+#include "vhca_ring.h"
 
 #define VHCA_PORT		1
 #define VHCA_GID_TABLE_LEN	32
@@ -32,6 +37,25 @@
 #define VHCA_MAX_AH		65536
 #define VHCA_MAX_MSG_SIZE	BIT(31)
 #define VHCA_LOCAL_ACK_DELAY	15
+
+/* Records (objects + the context's own) in a user context's areas. */
+#define VHCA_UCTX_RECS		1024
+#define VHCA_UCTX_AREA		(VHCA_UCTX_RECS * sizeof(struct vhca_db_rec))
+
+/* Hardware counters (rdma statistic): the data path fills them. */
+enum vhca_counter {
+	VHCA_CNT_TX_PACKETS,
+	VHCA_CNT_TX_BYTES,
+	VHCA_CNT_RX_PACKETS,
+	VHCA_CNT_RX_BYTES,
+	VHCA_CNT_RETRANSMITS,
+	VHCA_CNT_SEQ_NAKS,
+	VHCA_CNT_RNR_NAKS,
+	VHCA_CNT_DUP_REQUESTS,
+	VHCA_CNT_DB_SYSCALLS,
+	VHCA_CNT_DB_RECORDS,
+	VHCA_NUM_COUNTERS
+};
 
 /* No IEEE OUI for a software HCA: the all-ones value, as rdma_rxe uses. */
 #define VHCA_VENDOR_ID		0xffffff
@@ -54,6 +78,13 @@ struct vhca_dev {
 	bool registered;		/* ib_register_device() succeeded */
 	bool unreg_pending;		/* netdev left before registration */
 	bool dead;			/* dealloc_driver has run */
+
+	struct xarray mr_xa;		/* MRs by key index */
+	struct xarray ah_xa;		/* AHs by ah_index */
+	struct xarray qp_xa;		/* QPs by number */
+	u32 mr_key;			/* key byte of the next MR */
+	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp;
+	atomic64_t counters[VHCA_NUM_COUNTERS];
 };
 
 static inline struct vhca_dev *to_vdev(struct ib_device *ibdev)
@@ -76,8 +107,9 @@ struct vhca_mmap {
 
 struct vhca_ucontext {
 	struct ib_ucontext ibuc;
-	struct vhca_mmap *db;		/* doorbell page, user read-write */
-	struct vhca_mmap *status;	/* status page, user read-only */
+	struct vhca_mmap *db;		/* doorbell records, user read-write */
+	struct vhca_mmap *status;	/* status records, user read-only */
+	struct ida recs;		/* record indices in use */
 };
 
 static inline struct vhca_ucontext *to_vuctx(struct ib_ucontext *ibuc)
@@ -96,7 +128,15 @@ int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev, u32 port);
 enum ib_port_state vhca_port_state(struct vhca_dev *vdev);
 
+/* vhca_stats.c */
+struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port);
+int vhca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index);
+
 /* vhca_ucontext.c */
+struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx, size_t size,
+				   bool writable);
 int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void vhca_dealloc_ucontext(struct ib_ucontext *ibuc);
 void vhca_disassociate_ucontext(struct ib_ucontext *ibuc);

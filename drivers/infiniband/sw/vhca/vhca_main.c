@@ -32,6 +32,9 @@ static void vhca_dealloc_driver(struct ib_device *ibdev)
 	vdev->dead = true;
 	mutex_unlock(&vhca_devices_lock);
 
+	xa_destroy(&vdev->qp_xa);
+	xa_destroy(&vdev->ah_xa);
+	xa_destroy(&vdev->mr_xa);
 	vhca_coherent_fini(&vdev->coh);
 	platform_device_unregister(vdev->pdev);
 	ida_free(&vhca_pdev_ida, vdev->pdev_id);
@@ -43,18 +46,50 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = vhca_alloc_hw_port_stats,
+	.alloc_pd = vhca_alloc_pd,
 	.alloc_ucontext = vhca_alloc_ucontext,
+	.create_ah = vhca_create_ah,
+	.create_cq = vhca_create_cq,
+	.create_qp = vhca_create_qp,
+	.create_srq = vhca_create_srq,
+	.create_user_ah = vhca_create_ah,
 	.dealloc_driver = vhca_dealloc_driver,
+	.dealloc_pd = vhca_dealloc_pd,
 	.dealloc_ucontext = vhca_dealloc_ucontext,
+	.dereg_mr = vhca_dereg_mr,
+	.destroy_ah = vhca_destroy_ah,
+	.destroy_cq = vhca_destroy_cq,
+	.destroy_qp = vhca_destroy_qp,
+	.destroy_srq = vhca_destroy_srq,
 	.disassociate_ucontext = vhca_disassociate_ucontext,
+	.get_dma_mr = vhca_get_dma_mr,
+	.get_hw_stats = vhca_get_hw_stats,
 	.get_link_layer = vhca_get_link_layer,
 	.get_port_immutable = vhca_get_port_immutable,
 	.mmap = vhca_mmap,
 	.mmap_free = vhca_mmap_free,
+	.modify_qp = vhca_modify_qp,
+	.modify_srq = vhca_modify_srq,
+	.poll_cq = vhca_poll_cq,
+	.post_recv = vhca_post_recv,
+	.post_send = vhca_post_send,
+	.post_srq_recv = vhca_post_srq_recv,
+	.query_ah = vhca_query_ah,
 	.query_device = vhca_query_device,
 	.query_pkey = vhca_query_pkey,
 	.query_port = vhca_query_port,
+	.query_qp = vhca_query_qp,
+	.query_srq = vhca_query_srq,
+	.reg_user_mr = vhca_reg_user_mr,
+	.req_notify_cq = vhca_req_notify_cq,
+	.resize_cq = vhca_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, vhca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, vhca_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, vhca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, vhca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
 };
 
@@ -133,10 +168,16 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	vdev->ndev = ndev;
 	netdev_hold(ndev, &vdev->ndev_tracker, GFP_KERNEL);
 	INIT_WORK(&vdev->unreg_work, vhca_unreg_work);
+	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->qp_xa, XA_FLAGS_ALLOC);
 
 	/* From here on, dealloc_driver undoes all of the above. */
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
 	ibdev->node_type = RDMA_NODE_IB_CA;
+	/* The provider posts to the rings; these two are its kicks. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->dev.parent = &vdev->pdev->dev;

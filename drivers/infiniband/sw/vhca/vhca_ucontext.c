@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * User contexts of vhca: each gets a doorbell page (user read-write) and a
- * status page (user read-only) of its own, in DMA-coherent memory mapped
+ * User contexts of vhca: each gets a doorbell area (user read-write) and a
+ * status area (user read-only) of its own, in DMA-coherent memory mapped
  * through the rdma_user_mmap_entry API.
  */
 #include <linux/mm.h>
@@ -11,8 +11,9 @@
 
 #include "vhca.h"
 
-static struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx,
-					  size_t size, bool writable)
+/* Coherent memory for one context, offered to it through mmap. */
+struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx, size_t size,
+				   bool writable)
 {
 	struct vhca_dev *vdev = to_vdev(uctx->ibuc.device);
 	struct vhca_mmap *m;
@@ -54,10 +55,11 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return -EINVAL;
 	}
 
-	uctx->db = vhca_mmap_create(uctx, PAGE_SIZE, true);
+	ida_init(&uctx->recs);
+	uctx->db = vhca_mmap_create(uctx, VHCA_UCTX_AREA, true);
 	if (IS_ERR(uctx->db))
 		return PTR_ERR(uctx->db);
-	uctx->status = vhca_mmap_create(uctx, PAGE_SIZE, false);
+	uctx->status = vhca_mmap_create(uctx, VHCA_UCTX_AREA, false);
 	if (IS_ERR(uctx->status)) {
 		err = PTR_ERR(uctx->status);
 		goto err_db;
@@ -65,8 +67,8 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 	resp.db_mmap_offset = rdma_user_mmap_get_offset(&uctx->db->rdma);
 	resp.status_mmap_offset = rdma_user_mmap_get_offset(&uctx->status->rdma);
-	resp.db_size = PAGE_SIZE;
-	resp.status_size = PAGE_SIZE;
+	resp.db_size = VHCA_UCTX_AREA;
+	resp.status_size = VHCA_UCTX_AREA;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_status;
@@ -86,6 +88,7 @@ void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 	rdma_user_mmap_entry_remove(&uctx->status->rdma);
 	rdma_user_mmap_entry_remove(&uctx->db->rdma);
+	ida_destroy(&uctx->recs);
 }
 
 /*

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Completion queues and shared receive queues of vhca.
+ */
+#ifndef VHCA_CQ_H
+#define VHCA_CQ_H
+
+#include <rdma/ib_verbs.h>
+
+#include "vhca_ring.h"
+
+struct vhca_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* producer side: head, notify, ring */
+	struct vhca_ring ring;		/* struct vhca_cqe slots */
+	struct vhca_recs recs;
+	struct vhca_ucontext *uctx;	/* NULL for a kernel CQ */
+	u32 head;			/* the device's producer index */
+	u32 tail;			/* kernel CQ: the consumer index */
+	u8 notify;			/* armed IB_CQ_SOLICITED / _NEXT_COMP */
+	bool error;			/* overflowed: no more CQEs */
+};
+
+static inline struct vhca_cq *to_vcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct vhca_cq, ibcq);
+}
+
+struct vhca_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;		/* consumer side */
+	struct vhca_ring ring;		/* struct vhca_recv_wqe slots */
+	struct vhca_recs recs;
+	struct vhca_ucontext *uctx;	/* NULL for a kernel SRQ */
+	u32 max_sge;
+	u32 head;			/* kernel SRQ: the producer index */
+	u32 tail;			/* the device's consumer index */
+	u32 limit;			/* armed SRQ limit, 0: not armed */
+};
+
+static inline struct vhca_srq *to_vsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct vhca_srq, ibsrq);
+}
+
+int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct uverbs_attr_bundle *attrs);
+int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/*
+ * Add one completion to cq, from any context.  Raises the completion event
+ * when armed for it (solicited: the WQE asked for a solicited event).
+ * Returns -EOVERFLOW when the ring was full: the CQE is lost, the CQ is in
+ * error and IB_EVENT_CQ_ERR has been raised.
+ */
+int vhca_cq_post(struct vhca_cq *cq, const struct vhca_cqe *cqe,
+		 bool solicited);
+
+int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata);
+int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+
+/*
+ * For the engine: take the next receive WQE of srq into *wqe and sge[]
+ * (room for srq->max_sge), from any context.  Returns 0, -ENOENT when the
+ * SRQ is empty, or -EINVAL for a malformed WQE (consumed, to be completed
+ * in error).  Raises IB_EVENT_SRQ_LIMIT_REACHED when armed and the count
+ * of posted WQEs falls below the limit.
+ */
+int vhca_srq_take(struct vhca_srq *srq, struct vhca_recv_wqe *wqe,
+		  struct vhca_sge *sge);
+
+#endif /* VHCA_CQ_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Queue pairs of vhca: RC, UD and GSI (QP1).
+ */
+#ifndef VHCA_QP_H
+#define VHCA_QP_H
+
+#include <linux/mutex.h>
+#include <rdma/ib_verbs.h>
+
+#include "vhca_ring.h"
+
+struct vhca_qp {
+	struct ib_qp ibqp;
+	struct mutex mutex;		/* modify, query: attr */
+	spinlock_t sq_lock;		/* send queue: posts and flush */
+	spinlock_t rq_lock;		/* receive queue: posts and flush */
+	enum ib_qp_state state;		/* written under both locks */
+	struct vhca_ring sq;		/* send WQE slots */
+	struct vhca_ring rq;		/* receive WQE slots (none with SRQ) */
+	struct vhca_recs recs;
+	struct vhca_ucontext *uctx;	/* NULL for a kernel QP */
+	u32 sq_head;			/* kernel QP: producer indices */
+	u32 rq_head;
+	u32 sq_tail;			/* the device's consumer indices */
+	u32 rq_tail;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+	struct ib_qp_attr attr;		/* as set by modify_qp */
+};
+
+static inline struct vhca_qp *to_vqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct vhca_qp, ibqp);
+}
+
+int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata);
+int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init);
+int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+
+#endif /* VHCA_QP_H */

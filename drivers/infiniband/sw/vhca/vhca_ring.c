@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Rings and doorbell/status records of vhca objects; see vhca_ring.h.
+ */
+#include <linux/log2.h>
+
+#include "vhca.h"
+
+/*
+ * Allocate a ring of count slots of stride bytes (both powers of two).
+ * For a user object (uctx set) the ring is offered to that context through
+ * mmap, writable or read-only; its memory goes once the object has freed
+ * the ring and the last mapping is gone.
+ */
+int vhca_ring_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
+		    struct vhca_ring *ring, u32 count, u32 stride,
+		    bool writable)
+{
+	struct vhca_mmap *m;
+
+	if (!is_power_of_2(count) || !is_power_of_2(stride))
+		return -EINVAL;
+
+	ring->count = count;
+	ring->stride = stride;
+	ring->size = (size_t)count * stride;
+	if (uctx) {
+		m = vhca_mmap_create(uctx, ring->size, writable);
+		if (IS_ERR(m))
+			return PTR_ERR(m);
+		ring->mmap = m;
+		ring->buf = m->cpu_addr;
+		ring->dma = m->dma;
+		return 0;
+	}
+	ring->mmap = NULL;
+	ring->buf = vhca_alloc_coherent(&vdev->coh, ring->size, GFP_KERNEL,
+					&ring->dma);
+	return ring->buf ? 0 : -ENOMEM;
+}
+
+void vhca_ring_free(struct vhca_dev *vdev, struct vhca_ring *ring)
+{
+	if (ring->mmap)
+		rdma_user_mmap_entry_remove(&ring->mmap->rdma);
+	else
+		vhca_free_coherent(&vdev->coh, ring->size, ring->buf,
+				   ring->dma);
+	memset(ring, 0, sizeof(*ring));
+}
+
+/*
+ * The records of a new object: a free slot of the user context's areas,
+ * or a zeroed pair of the object's own for a kernel object.
+ */
+int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
+		    struct vhca_recs *recs)
+{
+	struct vhca_db_rec *db;
+	int index;
+
+	if (uctx) {
+		index = ida_alloc_range(&uctx->recs, 1, VHCA_UCTX_RECS - 1,
+					GFP_KERNEL);
+		if (index < 0)
+			return index == -ENOSPC ? -ENOMEM : index;
+		recs->index = index;
+		recs->db = (struct vhca_db_rec *)uctx->db->cpu_addr + index;
+		recs->st = (struct vhca_status_rec *)uctx->status->cpu_addr +
+			   index;
+		/* A record may have served an earlier object. */
+		memset(recs->db, 0, sizeof(*recs->db));
+		memset(recs->st, 0, sizeof(*recs->st));
+		return 0;
+	}
+	db = vhca_alloc_coherent(&vdev->coh,
+				 sizeof(*recs->db) + sizeof(*recs->st),
+				 GFP_KERNEL, &recs->dma);
+	if (!db)
+		return -ENOMEM;
+	recs->index = 0;
+	recs->db = db;
+	recs->st = (struct vhca_status_rec *)(db + 1);
+	return 0;
+}
+
+void vhca_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
+		    struct vhca_recs *recs)
+{
+	if (uctx)
+		ida_free(&uctx->recs, recs->index);
+	else
+		vhca_free_coherent(&vdev->coh,
+				   sizeof(*recs->db) + sizeof(*recs->st),
+				   recs->db, recs->dma);
+	memset(recs, 0, sizeof(*recs));
+}

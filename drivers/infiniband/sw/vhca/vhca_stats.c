@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Hardware counters of vhca (rdma statistic, sysfs hw_counters).
+ */
+#include <rdma/ib_verbs.h>
+
+#include "vhca.h"
+
+static const struct rdma_stat_desc vhca_counter_descs[] = {
+	[VHCA_CNT_TX_PACKETS].name = "tx_packets",
+	[VHCA_CNT_TX_BYTES].name = "tx_bytes",
+	[VHCA_CNT_RX_PACKETS].name = "rx_packets",
+	[VHCA_CNT_RX_BYTES].name = "rx_bytes",
+	[VHCA_CNT_RETRANSMITS].name = "retransmits",
+	[VHCA_CNT_SEQ_NAKS].name = "seq_naks",
+	[VHCA_CNT_RNR_NAKS].name = "rnr_naks",
+	[VHCA_CNT_DUP_REQUESTS].name = "duplicate_requests",
+	[VHCA_CNT_DB_SYSCALLS].name = "doorbell_syscalls",
+	[VHCA_CNT_DB_RECORDS].name = "doorbell_records",
+};
+
+static_assert(ARRAY_SIZE(vhca_counter_descs) == VHCA_NUM_COUNTERS);
+
+struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port)
+{
+	return rdma_alloc_hw_stats_struct(vhca_counter_descs,
+					  ARRAY_SIZE(vhca_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int vhca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index)
+{
+	struct vhca_dev *vdev = to_vdev(ibdev);
+	int i;
+
+	for (i = 0; i < VHCA_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&vdev->counters[i]);
+	return VHCA_NUM_COUNTERS;
+}
