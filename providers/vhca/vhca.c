@@ -2,9 +2,9 @@
 /*
  * vhca: rdma-core provider for the vhca virtual RDMA HCA.
  *
- * Device discovery, user contexts and the commands that go through the
- * kernel.  Verbs not implemented here are answered by libibverbs with
- * EOPNOTSUPP.
+ * Device discovery, user contexts and the ops table.  The verbs that go
+ * through the kernel are in vhca_verbs.c, the fast path in vhca_post.c;
+ * verbs in neither are answered by libibverbs with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -50,28 +50,58 @@ static void vhca_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vhca_ctx_ops = {
+	.alloc_pd = vhca_alloc_pd,
+	.create_ah = vhca_create_ah,
+	.create_cq = vhca_create_cq,
+	.create_qp = vhca_create_qp,
+	.create_srq = vhca_create_srq,
+	.dealloc_pd = vhca_dealloc_pd,
+	.dereg_mr = vhca_dereg_mr,
+	.destroy_ah = vhca_destroy_ah,
+	.destroy_cq = vhca_destroy_cq,
+	.destroy_qp = vhca_destroy_qp,
+	.destroy_srq = vhca_destroy_srq,
 	.free_context = vhca_free_context,
+	.modify_qp = vhca_modify_qp,
+	.modify_srq = vhca_modify_srq,
+	.poll_cq = vhca_poll_cq,
+	.post_recv = vhca_post_recv,
+	.post_send = vhca_post_send,
+	.post_srq_recv = vhca_post_srq_recv,
 	.query_device_ex = vhca_query_device_ex,
 	.query_port = vhca_query_port,
+	.query_qp = vhca_query_qp,
+	.query_srq = vhca_query_srq,
+	.reg_mr = vhca_reg_mr,
+	.req_notify_cq = vhca_req_notify_cq,
+	.resize_cq = vhca_resize_cq,
 };
 
-/* A page mapping must be non-empty and start and end on page boundaries. */
-static bool vhca_page_range_ok(uint64_t offset, uint32_t size)
+/*
+ * An area of records: page-aligned offset (mmap requires it; the length
+ * need not be a page multiple), whole records, and at least one record
+ * beyond the context's own record 0.
+ */
+static bool vhca_area_ok(uint64_t offset, uint32_t size, size_t rec_size)
 {
 	uint64_t page_mask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
 
-	return size && !(size & page_mask) && !(offset & page_mask);
+	return !(offset & page_mask) && !(size % rec_size) &&
+	       size / rec_size >= 2;
 }
 
-/* Maps the pages @resp describes; undoes itself on failure. */
-static int vhca_map_pages(struct vhca_context *ctx,
+/* Maps the areas @resp describes; undoes itself on failure. */
+static int vhca_map_areas(struct vhca_context *ctx,
 			  const struct vhca_alloc_ucontext_resp *resp)
 {
 	int fd = ctx->ibv_ctx.context.cmd_fd;
+	size_t db_recs, st_recs;
 	void *p;
 
-	if (!vhca_page_range_ok(resp->db_mmap_offset, resp->db_size) ||
-	    !vhca_page_range_ok(resp->status_mmap_offset, resp->status_size))
+	if (!vhca_area_ok(resp->db_mmap_offset, resp->db_size,
+			  sizeof(struct vhca_db_rec)) ||
+	    !vhca_area_ok(resp->status_mmap_offset, resp->status_size,
+			  sizeof(struct vhca_status_rec)))
 		return EPROTO;
 
 	p = mmap(NULL, resp->db_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -91,11 +121,15 @@ static int vhca_map_pages(struct vhca_context *ctx,
 	}
 	ctx->status = p;
 	ctx->status_size = resp->status_size;
+
+	db_recs = resp->db_size / sizeof(struct vhca_db_rec);
+	st_recs = resp->status_size / sizeof(struct vhca_status_rec);
+	ctx->nrecs = db_recs < st_recs ? db_recs : st_recs;
 	return 0;
 }
 
 /*
- * A user context: GET_CONTEXT, then the context's two pages.  Owns cmd_fd;
+ * A user context: GET_CONTEXT, then the context's two areas.  Owns cmd_fd;
  * on failure returns NULL with errno set and leaves nothing behind.
  */
 static struct verbs_context *
@@ -118,7 +152,7 @@ vhca_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	if (err)
 		goto err_ctx;
 
-	err = vhca_map_pages(ctx, &resp.drv);
+	err = vhca_map_areas(ctx, &resp.drv);
 	if (err)
 		goto err_ctx;
 

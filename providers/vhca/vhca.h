@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* vhca provider: per-device and per-context state. */
+/* vhca provider: per-device, per-context and per-object state. */
 #ifndef VHCA_H
 #define VHCA_H
 
+#include <pthread.h>
 #include <stddef.h>
+
+#include <rdma/vhca-abi.h>
 
 #include "vhca_pabi.h"
 
@@ -12,16 +15,65 @@ struct vhca_device {
 };
 
 /*
- * A user context and the two pages the kernel gave it (see
- * struct vhca_alloc_ucontext_resp): the doorbell page the provider writes
- * and the status page only the device writes.
+ * A user context and the two areas the kernel gave it (see
+ * struct vhca_alloc_ucontext_resp): the doorbell records the provider
+ * writes and the status records only the device writes.  nrecs records fit
+ * in both; each CQ, QP and SRQ owns the pair at its db_index.
  */
 struct vhca_context {
 	struct verbs_context ibv_ctx;
-	void *db;
+	struct vhca_db_rec *db;
 	size_t db_size;
-	const void *status;
+	const struct vhca_status_rec *status;
 	size_t status_size;
+	uint32_t nrecs;
+};
+
+/* A mapped completion ring; the provider consumes, the device produces. */
+struct vhca_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	const struct vhca_cqe *ring;	/* NULL after a failed resize */
+	size_t ring_size;
+	uint32_t count;			/* entries, a power of two */
+	uint32_t ci;			/* consumer index */
+	struct vhca_db_rec *db;		/* head[0]: ci, for the device */
+	const struct vhca_status_rec *st;	/* tail[0]: producer index */
+};
+
+/*
+ * A mapped work ring (SQ, RQ or SRQ); the provider produces at head and
+ * publishes it in *db_head, the device consumes and reports *st_tail.
+ */
+struct vhca_wq {
+	pthread_spinlock_t lock;
+	void *buf;			/* NULL: the queue has no ring */
+	size_t size;
+	uint32_t count;			/* slots, a power of two */
+	uint32_t stride;		/* bytes per slot */
+	uint32_t head;
+	uint32_t max_sge;
+	uint32_t *db_head;
+	const uint32_t *st_tail;
+};
+
+struct vhca_qp {
+	struct verbs_qp vqp;
+	struct vhca_wq sq;		/* record index 0 */
+	struct vhca_wq rq;		/* record index 1 */
+	const struct vhca_status_rec *st;
+	uint32_t max_inline;
+	bool sq_sig_all;
+};
+
+struct vhca_srq {
+	struct ibv_srq ibv_srq;
+	struct vhca_wq rq;		/* record index 0 */
+};
+
+struct vhca_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_index;		/* goes into UD send WQEs */
 };
 
 #define vhca_container_of(ptr, type, member) \
@@ -36,5 +88,62 @@ static inline struct vhca_context *to_vctx(struct ibv_context *ibctx)
 {
 	return vhca_container_of(ibctx, struct vhca_context, ibv_ctx.context);
 }
+
+static inline struct vhca_cq *to_vcq(struct ibv_cq *ibcq)
+{
+	return vhca_container_of(ibcq, struct vhca_cq, vcq.cq);
+}
+
+static inline struct vhca_qp *to_vqp(struct ibv_qp *ibqp)
+{
+	return vhca_container_of(ibqp, struct vhca_qp, vqp.qp);
+}
+
+static inline struct vhca_srq *to_vsrq(struct ibv_srq *ibsrq)
+{
+	return vhca_container_of(ibsrq, struct vhca_srq, ibv_srq);
+}
+
+static inline struct vhca_ah *to_vah(struct ibv_ah *ibah)
+{
+	return vhca_container_of(ibah, struct vhca_ah, ibv_ah);
+}
+
+/* vhca_verbs.c: the verbs that go through the kernel. */
+struct ibv_pd *vhca_alloc_pd(struct ibv_context *ibctx);
+int vhca_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int vhca_dereg_mr(struct verbs_mr *vmr);
+struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int vhca_resize_cq(struct ibv_cq *ibcq, int cqe);
+int vhca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int vhca_destroy_cq(struct ibv_cq *ibcq);
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
+			      struct ibv_qp_init_attr *attr);
+int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int vhca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int vhca_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr);
+int vhca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int vhca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int vhca_destroy_srq(struct ibv_srq *ibsrq);
+struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int vhca_destroy_ah(struct ibv_ah *ibah);
+
+/* vhca_post.c: the fast path on the mapped rings, no system call. */
+int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 
 #endif /* VHCA_H */

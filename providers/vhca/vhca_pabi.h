@@ -248,8 +248,10 @@ _Static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
 
 /*
  * write() commands: the uverbs header, then the kernel's request struct
- * (whose first field is the response pointer), then the driver's data.
- * The _ex commands carry the extended header as well.
+ * (whose first field is the response pointer, for commands with one), then
+ * the driver's data.  The _ex commands carry the extended header as well.
+ * rdma-core declares each as exactly header + kernel struct (a static
+ * assertion in its kern-abi.h); tests/layout_test.c checks the same here.
  */
 struct vhca_ex_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
@@ -277,6 +279,10 @@ VHCA_DECLARE_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
 VHCA_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 VHCA_DECLARE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 VHCA_DECLARE_CMD(ibv_query_qp, ib_uverbs_query_qp);
+VHCA_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
+VHCA_DECLARE_CMD(ibv_create_srq, ib_uverbs_create_srq);
+VHCA_DECLARE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
+VHCA_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 
 /*
  * Exported by libibverbs with version IBVERBS_PRIVATE_34.  Those returning
@@ -330,6 +336,20 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,

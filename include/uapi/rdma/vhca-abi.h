@@ -70,6 +70,13 @@ enum {
 	VHCA_STATUS_NEEDS_WAKEUP = 1 << 0,
 	/* CQ: a CQE was lost because the ring was full (IBV_EVENT_CQ_ERR). */
 	VHCA_STATUS_CQ_OVERFLOW = 1 << 1,
+	/*
+	 * QP: the QP is in the error state.  Work requests posted now are
+	 * completed with IBV_WC_WR_FLUSH_ERR once the provider kicks (a
+	 * post_send system call with no work requests), so post_recv kicks
+	 * while this is set.
+	 */
+	VHCA_STATUS_QP_ERROR = 1 << 2,
 };
 
 /* A scatter/gather element, as in struct ibv_sge. */

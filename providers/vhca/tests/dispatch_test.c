@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -41,6 +42,8 @@
 #define PAGE		4096u
 #define DB_OFFSET	(3 * PAGE)
 #define STATUS_OFFSET	(7 * PAGE)
+#define AREA_SIZE	(1024 * 16u)	/* VHCA_UCTX_RECS records */
+#define RING_OFFSETS	(64 * PAGE)	/* where ring offsets start */
 
 /* Distinctive answers of the fake kernel. */
 #define FAKE_NODE_GUID	0x0002c9030000cafeULL
@@ -50,6 +53,19 @@
 #define FAKE_CLOCK_KHZ	98765
 #define FAKE_CAP_FLAGS	0x2a5a0000u
 #define FAKE_GID_TBL	77
+#define FAKE_PD_HANDLE	0x51
+#define FAKE_MR_HANDLE	0x61
+#define FAKE_LKEY	0x1234abcdu
+#define FAKE_RKEY	0x5678ef01u
+#define FAKE_CQ_HANDLE	0x71
+#define FAKE_QP_HANDLE	0x81
+#define FAKE_QPN	0x4242
+#define FAKE_SRQ_HANDLE	0x91
+#define FAKE_SRQN	0x777
+#define FAKE_SRQ_LIMIT	13
+#define FAKE_AH_HANDLE	0xa1
+#define FAKE_AH_INDEX	0x5eed
+#define FAKE_DEST_QPN	0xabcde
 
 /* ---- the fake kernel ---- */
 
@@ -62,14 +78,74 @@ struct fake_map {
 	bool mapped;
 };
 
+/* An mmap entry of the fake kernel: a memfd and the kernel's view of it. */
+struct region {
+	off_t offset;
+	size_t size;
+	bool writable;		/* may be mapped PROT_WRITE */
+	bool live;		/* may be mapped */
+	int memfd;
+	void *kview;
+};
+
+struct fake_cq {
+	bool live;
+	uint32_t handle, count, db_index;
+	struct region *ring;
+};
+
+struct fake_wq {
+	uint32_t count, stride;
+	struct region *ring;
+};
+
+struct fake_qp {
+	bool live;
+	uint32_t handle, qpn, db_index, state, type;
+	struct fake_cq *scq, *rcq;
+	struct fake_wq sq, rq;
+};
+
+struct fake_srq {
+	bool live;
+	uint32_t handle, db_index;
+	struct fake_wq rq;
+};
+
 static struct {
 	struct vhca_alloc_ucontext_resp uresp;	/* GET_CONTEXT's answer */
 	int get_context_err;	/* inject: GET_CONTEXT fails */
 	int status_mmap_err;	/* inject: the status mmap fails */
+	unsigned int fail_cmd;	/* inject: this command fails once ... */
+	int fail_err;		/* ... with this error */
+	bool bad_qp_resp;	/* inject: CREATE_QP answers an odd SQ count */
 	unsigned int get_context, query_device, ex_query_device, query_port;
 	unsigned int other_cmds, bad_cmds, ioctls, netlink_refused;
-	struct fake_map maps[16];
+	unsigned int writes;	/* every write() on a uverbs fd */
+	unsigned int cmds[64];	/* per IB_USER_VERBS_CMD_* */
+	struct fake_map maps[64];
 	unsigned int nmaps;
+	struct region regions[64];
+	unsigned int nregions;
+	off_t next_offset;
+	uint32_t next_rec, next_handle;
+	struct vhca_db_rec *dbk;	/* the kernel's view of the areas */
+	struct vhca_status_rec *stk;
+	struct fake_cq cqs[8];
+	struct fake_qp qps[8];
+	struct fake_srq srqs[4];
+	/* What the last commands carried. */
+	struct ib_uverbs_reg_mr reg_mr;
+	struct ib_uverbs_create_cq create_cq;
+	struct ib_uverbs_resize_cq resize_cq;
+	struct ib_uverbs_req_notify_cq notify;
+	struct ib_uverbs_create_qp create_qp;
+	struct ib_uverbs_modify_qp modify_qp;
+	struct ib_uverbs_post_send post_send;
+	struct ib_uverbs_create_srq create_srq;
+	struct ib_uverbs_modify_srq modify_srq;
+	struct ib_uverbs_create_ah create_ah;
+	uint32_t destroyed;	/* handle of the last destroy/dealloc/dereg */
 } fk;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -91,6 +167,92 @@ static bool is_uverbs_fd(int fd)
 	return !strncmp(target, prefix, sizeof(prefix) - 1);
 }
 
+static size_t page_up(size_t n)
+{
+	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
+static struct region *region_find(off_t offset)
+{
+	unsigned int i;
+
+	for (i = 0; i < fk.nregions; i++)
+		if (fk.regions[i].live && fk.regions[i].offset == offset)
+			return &fk.regions[i];
+	return NULL;
+}
+
+/* The kernel forgets an entry; existing mappings stay valid. */
+static void region_del(struct region *r)
+{
+	if (!r || !r->live)
+		return;
+	r->live = false;
+	NEXT(munmap)(r->kview, page_up(r->size));
+	close(r->memfd);
+}
+
+/* A new entry of @size bytes at @offset (0: the next free offset). */
+static struct region *region_new(off_t offset, size_t size, bool writable)
+{
+	struct region *r;
+	void *p;
+	int fd;
+
+	region_del(region_find(offset));
+	if (!size || fk.nregions == ARRAY_SIZE(fk.regions))
+		return NULL;
+	if (!offset) {
+		if (!fk.next_offset)
+			fk.next_offset = RING_OFFSETS;
+		offset = fk.next_offset;
+		fk.next_offset += page_up(size) + PAGE;
+	}
+	fd = memfd_create("fake-ring", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, page_up(size)))
+		return NULL;
+	p = NEXT(mmap)(NULL, page_up(size), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	r = &fk.regions[fk.nregions++];
+	*r = (struct region){ offset, size, writable, true, fd, p };
+	return r;
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* A fresh record pair, zeroed as the kernel does at create. */
+static uint32_t new_rec(void)
+{
+	uint32_t index = ++fk.next_rec;
+
+	memset(&fk.dbk[index], 0, sizeof(fk.dbk[index]));
+	memset(&fk.stk[index], 0, sizeof(fk.stk[index]));
+	return index;
+}
+
+/* Writes the core response and the driver's after it. */
+static int respond(void *resp, size_t resp_len, const void *core,
+		   size_t core_len, const void *drv, size_t drv_len)
+{
+	if (resp_len < core_len + drv_len)
+		return EINVAL;
+	memcpy(resp, core, core_len);
+	if (drv_len)
+		memcpy((char *)resp + core_len, drv, drv_len);
+	return 0;
+}
+
 static void fill_device_resp(struct ib_uverbs_query_device_resp *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -107,6 +269,7 @@ static int fake_get_context(size_t len, void *resp, size_t resp_len)
 		struct ib_uverbs_get_context_resp core;
 		struct vhca_alloc_ucontext_resp drv;
 	} r = {};
+	struct region *db, *st;
 	int efd;
 
 	fk.get_context++;
@@ -117,6 +280,15 @@ static int fake_get_context(size_t len, void *resp, size_t resp_len)
 		return EINVAL;
 	if (fk.get_context_err)
 		return fk.get_context_err;
+	db = region_new(fk.uresp.db_mmap_offset, fk.uresp.db_size, true);
+	st = region_new(fk.uresp.status_mmap_offset, fk.uresp.status_size,
+			false);
+	fk.dbk = db ? db->kview : NULL;
+	fk.stk = st ? st->kview : NULL;
+	fk.next_rec = 0;
+	memset(fk.cqs, 0, sizeof(fk.cqs));
+	memset(fk.qps, 0, sizeof(fk.qps));
+	memset(fk.srqs, 0, sizeof(fk.srqs));
 	efd = eventfd(0, EFD_CLOEXEC);	/* stands in for the async fd */
 	if (efd < 0)
 		return errno;
@@ -148,11 +320,488 @@ static int fake_query_port(const struct ib_uverbs_query_port *cmd,
 	return 0;
 }
 
+static struct fake_cq *find_cq(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fk.cqs); i++)
+		if (fk.cqs[i].live && fk.cqs[i].handle == handle)
+			return &fk.cqs[i];
+	return NULL;
+}
+
+static struct fake_qp *find_qp(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fk.qps); i++)
+		if (fk.qps[i].live && fk.qps[i].handle == handle)
+			return &fk.qps[i];
+	return NULL;
+}
+
+static struct fake_srq *find_srq(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fk.srqs); i++)
+		if (fk.srqs[i].live && fk.srqs[i].handle == handle)
+			return &fk.srqs[i];
+	return NULL;
+}
+
+/* A free entry of one of the fake kernel's object arrays. */
+#define FREE_SLOT(arr) ({						\
+	__typeof__(&(arr)[0]) _o = NULL;				\
+	for (unsigned int _i = 0; _i < ARRAY_SIZE(arr) && !_o; _i++)	\
+		if (!(arr)[_i].live)					\
+			_o = &(arr)[_i];				\
+	_o; })
+
+/* The device writes a CQE at the CQ's producer index and publishes it. */
+static void push_cqe(struct fake_cq *cq, const struct vhca_cqe *cqe)
+{
+	uint32_t *tail = &fk.stk[cq->db_index].tail[0];
+	struct vhca_cqe *ring = cq->ring->kview;
+
+	ring[*tail & (cq->count - 1)] = *cqe;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+}
+
+static int fake_create_cq(const void *req, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_create_cq_resp core = {};
+	struct vhca_create_cq_resp drv = {};
+	struct fake_cq *cq = FREE_SLOT(fk.cqs);
+
+	fk.create_cq = *(const struct ib_uverbs_create_cq *)req;
+	if (!cq || !fk.create_cq.cqe)
+		return EINVAL;
+	cq->count = pow2_at_least(fk.create_cq.cqe + 1);
+	cq->ring = region_new(0, page_up(cq->count * sizeof(struct vhca_cqe)),
+			      false);
+	if (!cq->ring)
+		return ENOMEM;
+	cq->handle = FAKE_CQ_HANDLE + fk.next_handle++;
+	cq->db_index = new_rec();
+	cq->live = true;
+	core.cq_handle = cq->handle;
+	core.cqe = cq->count - 1;
+	drv.mmap_offset = cq->ring->offset;
+	drv.ring_size = cq->ring->size;
+	drv.cqe_count = cq->count;
+	drv.db_index = cq->db_index;
+	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
+}
+
+/* A new ring holding the unconsumed CQEs at the same indices. */
+static int fake_resize_cq(const void *req, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_resize_cq_resp core = {};
+	struct vhca_resize_cq_resp drv = {};
+	struct vhca_cqe *old, *new;
+	struct region *ring;
+	struct fake_cq *cq;
+	uint32_t i, count, ci, tail;
+
+	fk.resize_cq = *(const struct ib_uverbs_resize_cq *)req;
+	cq = find_cq(fk.resize_cq.cq_handle);
+	if (!cq)
+		return EINVAL;
+	count = pow2_at_least(fk.resize_cq.cqe + 1);
+	ring = region_new(0, page_up(count * sizeof(struct vhca_cqe)), false);
+	if (!ring)
+		return ENOMEM;
+	old = cq->ring->kview;
+	new = ring->kview;
+	ci = fk.dbk[cq->db_index].head[0];
+	tail = fk.stk[cq->db_index].tail[0];
+	for (i = ci; i != tail; i++)
+		new[i & (count - 1)] = old[i & (cq->count - 1)];
+	region_del(cq->ring);
+	cq->ring = ring;
+	cq->count = count;
+	core.cqe = count - 1;
+	drv.mmap_offset = ring->offset;
+	drv.ring_size = ring->size;
+	drv.cqe_count = count;
+	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
+}
+
+static int fake_destroy_cq(uint32_t handle, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_destroy_cq_resp core = {};
+	struct fake_cq *cq = find_cq(handle);
+
+	if (!cq)
+		return EINVAL;
+	fk.destroyed = handle;
+	region_del(cq->ring);
+	cq->live = false;
+	return respond(resp, resp_len, &core, sizeof(core), NULL, 0);
+}
+
+/* A work ring of at least @wr slots holding @wqe_bytes each. */
+static int new_wq(struct fake_wq *wq, uint32_t wr, size_t wqe_bytes)
+{
+	if (!wr)
+		return 0;
+	wq->count = pow2_at_least(wr);
+	wq->stride = pow2_at_least(wqe_bytes);
+	wq->ring = region_new(0, page_up(wq->count * wq->stride), true);
+	return wq->ring ? 0 : ENOMEM;
+}
+
+static int fake_create_qp(const void *req, void *resp, size_t resp_len)
+{
+	const struct ib_uverbs_create_qp *c = req;
+	struct ib_uverbs_create_qp_resp core = {};
+	struct vhca_create_qp_resp drv = {};
+	struct fake_qp *qp = FREE_SLOT(fk.qps);
+	uint32_t inl = (c->max_inline_data + 31) & ~31u;
+	size_t send_bytes;
+	int err;
+
+	fk.create_qp = *c;
+	if (!qp)
+		return ENOMEM;
+	memset(qp, 0, sizeof(*qp));
+	qp->scq = find_cq(c->send_cq_handle);
+	qp->rcq = find_cq(c->recv_cq_handle);
+	if (!qp->scq || !qp->rcq || (c->is_srq && !find_srq(c->srq_handle)))
+		return EINVAL;
+	send_bytes = c->max_send_sge * sizeof(struct vhca_sge);
+	if (send_bytes < inl)
+		send_bytes = inl;
+	err = new_wq(&qp->sq, c->max_send_wr,
+		     sizeof(struct vhca_send_wqe) + send_bytes);
+	if (!err && !c->is_srq)
+		err = new_wq(&qp->rq, c->max_recv_wr,
+			     sizeof(struct vhca_recv_wqe) +
+			     c->max_recv_sge * sizeof(struct vhca_sge));
+	if (err)
+		return err;
+	qp->handle = FAKE_QP_HANDLE + fk.next_handle++;
+	qp->qpn = FAKE_QPN + fk.next_handle;
+	qp->type = c->qp_type;
+	qp->db_index = new_rec();
+	qp->live = true;
+
+	core.qp_handle = qp->handle;
+	core.qpn = qp->qpn;
+	core.max_send_wr = qp->sq.count;
+	core.max_recv_wr = qp->rq.count;
+	core.max_send_sge = c->max_send_sge;
+	core.max_recv_sge = c->max_recv_sge;
+	core.max_inline_data = inl;
+	if (qp->sq.ring) {
+		drv.sq_mmap_offset = qp->sq.ring->offset;
+		drv.sq_size = qp->sq.ring->size;
+	}
+	if (qp->rq.ring) {
+		drv.rq_mmap_offset = qp->rq.ring->offset;
+		drv.rq_size = qp->rq.ring->size;
+	}
+	drv.sq_count = qp->sq.count;
+	drv.rq_count = qp->rq.count;
+	drv.sq_stride = qp->sq.stride;
+	drv.rq_stride = qp->rq.stride;
+	drv.db_index = qp->db_index;
+	drv.max_inline = inl;
+	if (fk.bad_qp_resp)
+		drv.sq_count = 3;
+	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
+}
+
+/* RESET drops what was queued; ERR raises VHCA_STATUS_QP_ERROR. */
+static int fake_modify_qp(const void *req)
+{
+	const struct ib_uverbs_modify_qp *m = req;
+	struct fake_qp *qp = find_qp(m->qp_handle);
+	struct vhca_status_rec *st;
+
+	fk.modify_qp = *m;
+	if (!qp)
+		return EINVAL;
+	if (!(m->attr_mask & IBV_QP_STATE))
+		return 0;
+	st = &fk.stk[qp->db_index];
+	qp->state = m->qp_state;
+	if (qp->state == IBV_QPS_ERR)
+		st->flags |= VHCA_STATUS_QP_ERROR;
+	else
+		st->flags &= ~VHCA_STATUS_QP_ERROR;
+	if (qp->state == IBV_QPS_RESET) {
+		st->tail[0] = fk.dbk[qp->db_index].head[0];
+		st->tail[1] = fk.dbk[qp->db_index].head[1];
+	}
+	return 0;
+}
+
+static int fake_query_qp(const struct ib_uverbs_query_qp *q, void *resp,
+			 size_t resp_len)
+{
+	struct ib_uverbs_query_qp_resp r = {};
+	struct fake_qp *qp = find_qp(q->qp_handle);
+
+	if (!qp)
+		return EINVAL;
+	r.qp_state = qp->state;
+	r.path_mtu = IBV_MTU_2048;
+	r.dest_qp_num = FAKE_DEST_QPN;
+	r.max_send_wr = qp->sq.count;
+	r.max_recv_wr = qp->rq.count;
+	return respond(resp, resp_len, &r, sizeof(r), NULL, 0);
+}
+
+/* Flushes every WQE between the device's tail and the provider's head. */
+static void flush_wq(struct fake_wq *wq, struct fake_cq *cq, uint32_t qpn,
+		     uint32_t *tail, uint32_t head, int opcode)
+{
+	struct vhca_cqe cqe;
+	uint64_t wr_id;
+
+	for (; *tail != head; (*tail)++) {
+		memcpy(&wr_id, (char *)wq->ring->kview +
+		       (*tail & (wq->count - 1)) * wq->stride, sizeof(wr_id));
+		cqe = (struct vhca_cqe){
+			.wr_id = wr_id, .status = IBV_WC_WR_FLUSH_ERR,
+			.opcode = opcode, .qp_num = qpn,
+		};
+		push_cqe(cq, &cqe);
+	}
+}
+
+/* The kick: no work requests; a QP in the error state is flushed. */
+static int fake_post_send(const void *req, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_post_send_resp r = {};
+	struct fake_qp *qp;
+	struct vhca_db_rec *db;
+	struct vhca_status_rec *st;
+
+	fk.post_send = *(const struct ib_uverbs_post_send *)req;
+	qp = find_qp(fk.post_send.qp_handle);
+	if (!qp || fk.post_send.wr_count)
+		return EINVAL;
+	db = &fk.dbk[qp->db_index];
+	st = &fk.stk[qp->db_index];
+	if (qp->state == IBV_QPS_ERR) {
+		if (qp->sq.ring)
+			flush_wq(&qp->sq, qp->scq, qp->qpn, &st->tail[0],
+				 db->head[0], IBV_WC_SEND);
+		if (qp->rq.ring)
+			flush_wq(&qp->rq, qp->rcq, qp->qpn, &st->tail[1],
+				 db->head[1], IBV_WC_RECV);
+	}
+	return respond(resp, resp_len, &r, sizeof(r), NULL, 0);
+}
+
+static int fake_destroy_qp(uint32_t handle, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_destroy_qp_resp core = {};
+	struct fake_qp *qp = find_qp(handle);
+
+	if (!qp)
+		return EINVAL;
+	fk.destroyed = handle;
+	region_del(qp->sq.ring);
+	region_del(qp->rq.ring);
+	qp->live = false;
+	return respond(resp, resp_len, &core, sizeof(core), NULL, 0);
+}
+
+static int fake_create_srq(const void *req, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_create_srq_resp core = {};
+	struct vhca_create_srq_resp drv = {};
+	struct fake_srq *srq = FREE_SLOT(fk.srqs);
+	int err;
+
+	fk.create_srq = *(const struct ib_uverbs_create_srq *)req;
+	if (!srq)
+		return ENOMEM;
+	memset(srq, 0, sizeof(*srq));
+	err = new_wq(&srq->rq, fk.create_srq.max_wr + 1,
+		     sizeof(struct vhca_recv_wqe) +
+		     fk.create_srq.max_sge * sizeof(struct vhca_sge));
+	if (err)
+		return err;
+	srq->handle = FAKE_SRQ_HANDLE + fk.next_handle++;
+	srq->db_index = new_rec();
+	srq->live = true;
+	core.srq_handle = srq->handle;
+	core.max_wr = srq->rq.count;
+	core.max_sge = fk.create_srq.max_sge;
+	core.srqn = FAKE_SRQN;
+	drv.mmap_offset = srq->rq.ring->offset;
+	drv.size = srq->rq.ring->size;
+	drv.count = srq->rq.count;
+	drv.stride = srq->rq.stride;
+	drv.db_index = srq->db_index;
+	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
+}
+
+static int fake_query_srq(const struct ib_uverbs_query_srq *q, void *resp,
+			  size_t resp_len)
+{
+	struct ib_uverbs_query_srq_resp r = {};
+	struct fake_srq *srq = find_srq(q->srq_handle);
+
+	if (!srq)
+		return EINVAL;
+	r.max_wr = srq->rq.count;
+	r.max_sge = fk.create_srq.max_sge;
+	r.srq_limit = FAKE_SRQ_LIMIT;
+	return respond(resp, resp_len, &r, sizeof(r), NULL, 0);
+}
+
+static int fake_destroy_srq(uint32_t handle, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_destroy_srq_resp core = {};
+	struct fake_srq *srq = find_srq(handle);
+
+	if (!srq)
+		return EINVAL;
+	fk.destroyed = handle;
+	region_del(srq->rq.ring);
+	srq->live = false;
+	return respond(resp, resp_len, &core, sizeof(core), NULL, 0);
+}
+
+/* Legacy (non-extended) commands: the request after the header. */
+static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
+		       size_t out_len)
+{
+	void *resp = NULL;
+
+	/* Commands with a response start with its address. */
+	switch (cmd) {
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+		if (out_len || req_len < 4)
+			goto bad;
+		break;
+	default:
+		if (req_len < 8)
+			goto bad;
+		resp = (void *)(uintptr_t)*(const __u64 *)req;
+	}
+
+#define NEED(s) do { if (req_len < sizeof(struct s)) goto bad; } while (0)
+	switch (cmd) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT:
+		return fake_get_context(req_len + sizeof(struct ib_uverbs_cmd_hdr),
+					resp, out_len);
+	case IB_USER_VERBS_CMD_QUERY_DEVICE:
+		fk.query_device++;
+		if (out_len < sizeof(struct ib_uverbs_query_device_resp))
+			return EINVAL;
+		fill_device_resp(resp);
+		return 0;
+	case IB_USER_VERBS_CMD_QUERY_PORT:
+		NEED(ib_uverbs_query_port);
+		return fake_query_port(req, resp, out_len);
+	case IB_USER_VERBS_CMD_ALLOC_PD: {
+		struct ib_uverbs_alloc_pd_resp r = { FAKE_PD_HANDLE };
+
+		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
+	}
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+		fk.destroyed = *(const __u32 *)req;
+		return 0;
+	case IB_USER_VERBS_CMD_REG_MR: {
+		struct ib_uverbs_reg_mr_resp r = {
+			FAKE_MR_HANDLE, FAKE_LKEY, FAKE_RKEY
+		};
+
+		NEED(ib_uverbs_reg_mr);
+		fk.reg_mr = *(const struct ib_uverbs_reg_mr *)req;
+		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
+	}
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+		if (req_len != sizeof(struct ib_uverbs_create_cq))
+			goto bad;
+		return fake_create_cq(req, resp, out_len);
+	case IB_USER_VERBS_CMD_RESIZE_CQ:
+		if (req_len != sizeof(struct ib_uverbs_resize_cq))
+			goto bad;
+		return fake_resize_cq(req, resp, out_len);
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+		NEED(ib_uverbs_destroy_cq);
+		return fake_destroy_cq(
+			((const struct ib_uverbs_destroy_cq *)req)->cq_handle,
+			resp, out_len);
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+		NEED(ib_uverbs_req_notify_cq);
+		fk.notify = *(const struct ib_uverbs_req_notify_cq *)req;
+		return find_cq(fk.notify.cq_handle) ? 0 : EINVAL;
+	case IB_USER_VERBS_CMD_CREATE_QP:
+		if (req_len != sizeof(struct ib_uverbs_create_qp))
+			goto bad;
+		return fake_create_qp(req, resp, out_len);
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+		NEED(ib_uverbs_modify_qp);
+		return fake_modify_qp(req);
+	case IB_USER_VERBS_CMD_QUERY_QP:
+		NEED(ib_uverbs_query_qp);
+		return fake_query_qp(req, resp, out_len);
+	case IB_USER_VERBS_CMD_POST_SEND:
+		NEED(ib_uverbs_post_send);
+		return fake_post_send(req, resp, out_len);
+	case IB_USER_VERBS_CMD_DESTROY_QP:
+		NEED(ib_uverbs_destroy_qp);
+		return fake_destroy_qp(
+			((const struct ib_uverbs_destroy_qp *)req)->qp_handle,
+			resp, out_len);
+	case IB_USER_VERBS_CMD_CREATE_SRQ:
+		if (req_len != sizeof(struct ib_uverbs_create_srq))
+			goto bad;
+		return fake_create_srq(req, resp, out_len);
+	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+		NEED(ib_uverbs_modify_srq);
+		fk.modify_srq = *(const struct ib_uverbs_modify_srq *)req;
+		return find_srq(fk.modify_srq.srq_handle) ? 0 : EINVAL;
+	case IB_USER_VERBS_CMD_QUERY_SRQ:
+		NEED(ib_uverbs_query_srq);
+		return fake_query_srq(req, resp, out_len);
+	case IB_USER_VERBS_CMD_DESTROY_SRQ:
+		NEED(ib_uverbs_destroy_srq);
+		return fake_destroy_srq(
+			((const struct ib_uverbs_destroy_srq *)req)->srq_handle,
+			resp, out_len);
+	case IB_USER_VERBS_CMD_CREATE_AH: {
+		struct ib_uverbs_create_ah_resp core = { FAKE_AH_HANDLE };
+		struct vhca_create_ah_resp drv = { FAKE_AH_INDEX, 0 };
+
+		if (req_len != sizeof(struct ib_uverbs_create_ah))
+			goto bad;
+		fk.create_ah = *(const struct ib_uverbs_create_ah *)req;
+		return respond(resp, out_len, &core, sizeof(core), &drv,
+			       sizeof(drv));
+	}
+	default:
+		fk.other_cmds++;
+		return EOPNOTSUPP;
+	}
+#undef NEED
+bad:
+	fk.bad_cmds++;
+	return EINVAL;
+}
+
 /* A write() on a uverbs fd: one command, checked like the kernel does. */
 static int fake_command(const void *buf, size_t len)
 {
 	const struct ib_uverbs_cmd_hdr *hdr = buf;
 	const struct ib_uverbs_ex_cmd_hdr *ex = (const void *)(hdr + 1);
+	unsigned int cmd;
 	size_t resp_len;
 	void *resp;
 
@@ -185,27 +834,17 @@ static int fake_command(const void *buf, size_t len)
 		return 0;
 	}
 
-	if (len != hdr->in_words * 4u || len < sizeof(*hdr) + 8)
+	if (len != hdr->in_words * 4u)
 		goto bad;
-	resp = (void *)(uintptr_t)*(const __u64 *)(hdr + 1);
-	resp_len = hdr->out_words * 4u;
-	switch (hdr->command) {
-	case IB_USER_VERBS_CMD_GET_CONTEXT:
-		return fake_get_context(len, resp, resp_len);
-	case IB_USER_VERBS_CMD_QUERY_DEVICE:
-		fk.query_device++;
-		if (resp_len < sizeof(struct ib_uverbs_query_device_resp))
-			return EINVAL;
-		fill_device_resp(resp);
-		return 0;
-	case IB_USER_VERBS_CMD_QUERY_PORT:
-		if (len < sizeof(*hdr) + sizeof(struct ib_uverbs_query_port))
-			goto bad;
-		return fake_query_port((const void *)(hdr + 1), resp, resp_len);
-	default:
-		fk.other_cmds++;
-		return EOPNOTSUPP;
+	cmd = hdr->command;
+	if (cmd < ARRAY_SIZE(fk.cmds))
+		fk.cmds[cmd]++;
+	if (fk.fail_cmd && cmd == fk.fail_cmd) {
+		fk.fail_cmd = 0;
+		return fk.fail_err;
 	}
+	return fake_legacy(cmd, hdr + 1, len - sizeof(*hdr),
+			   hdr->out_words * 4u);
 bad:
 	fk.bad_cmds++;
 	return EINVAL;
@@ -217,6 +856,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 	if (!is_uverbs_fd(fd))
 		return NEXT(write)(fd, buf, len);
+	fk.writes++;
 	err = fake_command(buf, len);
 	if (err) {
 		errno = err;
@@ -241,36 +881,33 @@ int ioctl(int fd, unsigned long request, ...)
 	return -1;
 }
 
-/* The kernel's mmap rules for the two pages, served from anonymous memory. */
+/*
+ * The kernel's mmap rules: a live entry at exactly that offset, exactly its
+ * length, shared, and read-only entries never writable (EPERM).
+ */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
 	struct fake_map *m;
+	struct region *r;
 	void *p;
 
 	if (!is_uverbs_fd(fd))
 		return NEXT(mmap)(addr, len, prot, flags, fd, offset);
 
 	errno = EINVAL;
+	r = region_find(offset);
 	if ((flags & MAP_TYPE) != MAP_SHARED ||
-	    fk.nmaps == ARRAY_SIZE(fk.maps))
+	    fk.nmaps == ARRAY_SIZE(fk.maps) || !r || len != r->size)
 		return MAP_FAILED;
-	if (offset == (off_t)fk.uresp.db_mmap_offset) {
-		if (len != fk.uresp.db_size ||
-		    prot != (PROT_READ | PROT_WRITE))
-			return MAP_FAILED;
-	} else if (offset == (off_t)fk.uresp.status_mmap_offset) {
-		if (len != fk.uresp.status_size)
-			return MAP_FAILED;
-		errno = EPERM;
-		if (prot & PROT_WRITE)
-			return MAP_FAILED;
+	errno = EPERM;
+	if ((prot & PROT_WRITE) && !r->writable)
+		return MAP_FAILED;
+	if (offset == (off_t)fk.uresp.status_mmap_offset) {
 		errno = fk.status_mmap_err;
 		if (errno)
 			return MAP_FAILED;
-	} else {
-		return MAP_FAILED;
 	}
-	p = NEXT(mmap)(addr, len, prot, flags | MAP_ANONYMOUS, -1, 0);
+	p = NEXT(mmap)(addr, len, prot, flags, r->memfd, 0);
 	if (p == MAP_FAILED)
 		return p;
 	m = &fk.maps[fk.nmaps++];
@@ -549,12 +1186,14 @@ static void test_open(struct ibv_device *dev)
 {
 	struct ibv_device_attr_ex attr_ex;
 	struct ibv_device_attr attr;
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 16 };
 	struct ibv_port_attr port;
 	const struct fake_map *db, *st;
 	unsigned int first = fk.nmaps;
 	struct ibv_context *ctx;
+	struct ibv_cq_ex *cq;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
+	struct ibv_mw *mw;
 	int ret;
 
 	ctx = ibv_open_device(dev);
@@ -567,14 +1206,14 @@ static void test_open(struct ibv_device *dev)
 
 	db = map_at(first, DB_OFFSET);
 	st = map_at(first, STATUS_OFFSET);
-	check(db && db->mapped && db->len == PAGE &&
+	check(db && db->mapped && db->len == AREA_SIZE &&
 	      db->prot == (PROT_READ | PROT_WRITE) &&
 	      (db->flags & MAP_TYPE) == MAP_SHARED,
-	      "open: doorbell page mapped shared, read-write", "%s",
+	      "open: doorbell area (16 KiB) mapped shared, read-write", "%s",
 	      db ? "wrong length, prot or flags" : "not mapped");
-	check(st && st->mapped && st->len == PAGE && st->prot == PROT_READ &&
-	      (st->flags & MAP_TYPE) == MAP_SHARED,
-	      "open: status page mapped shared, read-only", "%s",
+	check(st && st->mapped && st->len == AREA_SIZE &&
+	      st->prot == PROT_READ && (st->flags & MAP_TYPE) == MAP_SHARED,
+	      "open: status area (16 KiB) mapped shared, read-only", "%s",
 	      st ? "wrong length, prot or flags" : "not mapped");
 
 	memset(&attr, 0, sizeof(attr));
@@ -609,20 +1248,23 @@ static void test_open(struct ibv_device *dev)
 	check(ret == EINVAL, "ibv_query_port passes the kernel's error",
 	      "ret %d", ret);
 
-	errno = 0;
 	pd = ibv_alloc_pd(ctx);
-	check(!pd && errno == EOPNOTSUPP, "ibv_alloc_pd: EOPNOTSUPP",
-	      "pd %p, errno %d", (void *)pd, errno);
 	errno = 0;
-	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	check(!cq && errno == EOPNOTSUPP, "ibv_create_cq: EOPNOTSUPP",
+	mw = pd ? ibv_alloc_mw(pd, IBV_MW_TYPE_1) : NULL;
+	check(pd && !mw && errno == EOPNOTSUPP, "ibv_alloc_mw: EOPNOTSUPP",
+	      "pd %p, mw %p, errno %d", (void *)pd, (void *)mw, errno);
+	errno = 0;
+	cq = ibv_create_cq_ex(ctx, &cq_attr);
+	check(!cq && errno == EOPNOTSUPP, "ibv_create_cq_ex: EOPNOTSUPP",
 	      "cq %p, errno %d", (void *)cq, errno);
+	if (pd)
+		ibv_dealloc_pd(pd);
 	check(!fk.other_cmds && !fk.bad_cmds,
 	      "no unexpected or malformed command", "%u unexpected, %u bad",
 	      fk.other_cmds, fk.bad_cmds);
 
 	check(!ibv_close_device(ctx), "close vhca0", "failed");
-	check(!db->mapped && !st->mapped, "close: both pages unmapped",
+	check(!db->mapped && !st->mapped, "close: both areas unmapped",
 	      "doorbell %s, status %s", db->mapped ? "mapped" : "unmapped",
 	      st->mapped ? "mapped" : "unmapped");
 	check_released("close: nothing left");
@@ -670,15 +1312,716 @@ static void test_open_failures(struct ibv_device *dev)
 	fk.get_context_err = 0;
 
 	fk.uresp.db_size = 0;
-	expect_open_fails(dev, EPROTO, "empty doorbell page refused");
+	expect_open_fails(dev, EPROTO, "empty doorbell area refused");
 	fk.uresp = good;
-	fk.uresp.status_size = PAGE / 2;
-	expect_open_fails(dev, EPROTO, "partial status page refused");
+	fk.uresp.status_size = AREA_SIZE - 8;
+	expect_open_fails(dev, EPROTO, "partial status record refused");
+	fk.uresp = good;
+	fk.uresp.db_size = sizeof(struct vhca_db_rec);
+	expect_open_fails(dev, EPROTO, "area without object records refused");
+	fk.uresp = good;
+	fk.uresp.status_mmap_offset = STATUS_OFFSET + 64;
+	expect_open_fails(dev, EPROTO, "unaligned status offset refused");
 	fk.uresp = good;
 
 	fk.status_mmap_err = ENOMEM;
 	expect_open_fails(dev, ENOMEM, "status mmap fails: open fails");
 	fk.status_mmap_err = 0;
+}
+
+/* ---- the verbs objects and the fast path ---- */
+
+static unsigned int syscalls(void)
+{
+	return fk.writes + fk.ioctls;
+}
+
+/* The newest mapping of @r, if any. */
+static const struct fake_map *map_of(const struct region *r)
+{
+	unsigned int i;
+
+	for (i = fk.nmaps; r && i-- > 0;)
+		if (fk.maps[i].offset == r->offset)
+			return &fk.maps[i];
+	return NULL;
+}
+
+/* @r is mapped shared, whole, with exactly @prot. */
+static bool mapped_as(const struct region *r, int prot)
+{
+	const struct fake_map *m = map_of(r);
+
+	return m && m->mapped && m->len == r->size && m->prot == prot &&
+	       (m->flags & MAP_TYPE) == MAP_SHARED;
+}
+
+static bool unmapped(const struct region *r)
+{
+	const struct fake_map *m = map_of(r);
+
+	return m && !m->mapped;
+}
+
+/* Everything one test context holds. */
+struct objs {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct fake_cq *fcq;
+	struct ibv_qp *qp;
+	struct fake_qp *fqp;
+	struct ibv_qp_init_attr qp_attr;
+	char buf[256];
+};
+
+static void test_pd_mr(struct objs *o)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ;
+
+	o->pd = ibv_alloc_pd(o->ctx);
+	check(o->pd && o->pd->handle == FAKE_PD_HANDLE &&
+	      fk.cmds[IB_USER_VERBS_CMD_ALLOC_PD] == 1,
+	      "ibv_alloc_pd reaches ALLOC_PD", "pd %p, errno %d",
+	      (void *)o->pd, errno);
+	if (!o->pd)
+		return;
+	o->mr = ibv_reg_mr(o->pd, o->buf, sizeof(o->buf), access);
+	check(o->mr && fk.reg_mr.start == (uintptr_t)o->buf &&
+	      fk.reg_mr.length == sizeof(o->buf) &&
+	      fk.reg_mr.hca_va == (uintptr_t)o->buf &&
+	      fk.reg_mr.pd_handle == FAKE_PD_HANDLE &&
+	      fk.reg_mr.access_flags == (uint32_t)access &&
+	      o->mr->lkey == FAKE_LKEY && o->mr->rkey == FAKE_RKEY &&
+	      o->mr->handle == FAKE_MR_HANDLE,
+	      "ibv_reg_mr reaches REG_MR (addr, length, access through; keys "
+	      "back)", "mr %p, errno %d", (void *)o->mr, errno);
+}
+
+static void test_cq(struct objs *o)
+{
+	o->cq = ibv_create_cq(o->ctx, 100, NULL, NULL, 0);
+	o->fcq = o->cq ? find_cq(o->cq->handle) : NULL;
+	check(o->cq && o->fcq && fk.create_cq.cqe == 100 &&
+	      fk.create_cq.comp_channel == -1 && o->cq->cqe == 127,
+	      "ibv_create_cq reaches CREATE_CQ (cqe 100 in, 127 back)",
+	      "cq %p, errno %d", (void *)o->cq, errno);
+	if (!o->fcq)
+		return;
+	check(mapped_as(o->fcq->ring, PROT_READ),
+	      "create_cq: CQE ring mapped shared, read-only, ring_size bytes",
+	      "not so");
+	check(!ibv_req_notify_cq(o->cq, 1) &&
+	      fk.cmds[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == 1 &&
+	      fk.notify.cq_handle == o->cq->handle &&
+	      fk.notify.solicited_only == 1,
+	      "ibv_req_notify_cq reaches REQ_NOTIFY_CQ (a system call)",
+	      "%u commands, solicited %u",
+	      fk.cmds[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ],
+	      fk.notify.solicited_only);
+}
+
+static bool modify_state(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr = { .qp_state = state };
+
+	return !ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+}
+
+static void test_qp(struct objs *o)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	o->qp_attr = (struct ibv_qp_init_attr){
+		.send_cq = o->cq, .recv_cq = o->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 10, .max_recv_wr = 20,
+			 .max_send_sge = 3, .max_recv_sge = 6,
+			 .max_inline_data = 40 },
+	};
+	o->qp = ibv_create_qp(o->pd, &o->qp_attr);
+	o->fqp = o->qp ? find_qp(o->qp->handle) : NULL;
+	check(o->qp && o->fqp && fk.create_qp.max_send_wr == 10 &&
+	      fk.create_qp.max_recv_sge == 6 &&
+	      fk.create_qp.qp_type == IBV_QPT_RC &&
+	      o->qp->qp_num == o->fqp->qpn && o->qp->state == IBV_QPS_RESET,
+	      "ibv_create_qp reaches CREATE_QP", "qp %p, errno %d",
+	      (void *)o->qp, errno);
+	if (!o->fqp)
+		return;
+	check(o->qp_attr.cap.max_send_wr == 16 &&
+	      o->qp_attr.cap.max_recv_wr == 32 &&
+	      o->qp_attr.cap.max_inline_data == 64 &&
+	      o->qp_attr.cap.max_send_sge == 3 &&
+	      o->qp_attr.cap.max_recv_sge == 6,
+	      "create_qp: the kernel's caps reported in attr->cap",
+	      "wr %u/%u, inline %u", o->qp_attr.cap.max_send_wr,
+	      o->qp_attr.cap.max_recv_wr, o->qp_attr.cap.max_inline_data);
+	check(mapped_as(o->fqp->sq.ring, PROT_READ | PROT_WRITE) &&
+	      mapped_as(o->fqp->rq.ring, PROT_READ | PROT_WRITE),
+	      "create_qp: SQ and RQ rings mapped shared, read-write",
+	      "not so");
+
+	ret = ibv_modify_qp(o->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	check(!ret && fk.modify_qp.qp_handle == o->qp->handle &&
+	      fk.modify_qp.qp_state == IBV_QPS_INIT &&
+	      fk.modify_qp.port_num == 1 &&
+	      fk.modify_qp.qp_access_flags == IBV_ACCESS_REMOTE_WRITE &&
+	      fk.modify_qp.attr_mask == (IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) &&
+	      o->qp->state == IBV_QPS_INIT,
+	      "ibv_modify_qp reaches MODIFY_QP", "ret %d, mask %#x", ret,
+	      fk.modify_qp.attr_mask);
+
+	memset(&attr, 0, sizeof(attr));
+	ret = ibv_query_qp(o->qp, &attr, IBV_QP_STATE | IBV_QP_PATH_MTU |
+			   IBV_QP_DEST_QPN, &init);
+	check(!ret && fk.cmds[IB_USER_VERBS_CMD_QUERY_QP] == 1 &&
+	      attr.qp_state == IBV_QPS_INIT &&
+	      attr.path_mtu == IBV_MTU_2048 &&
+	      attr.dest_qp_num == FAKE_DEST_QPN,
+	      "ibv_query_qp reaches QUERY_QP", "ret %d, dest_qp %#x", ret,
+	      attr.dest_qp_num);
+}
+
+static const struct vhca_recv_wqe *rq_slot(const struct fake_wq *wq,
+					   uint32_t index)
+{
+	return (const void *)((char *)wq->ring->kview +
+			      (index & (wq->count - 1)) * wq->stride);
+}
+
+static const struct vhca_sge *wqe_sges(const void *wqe, size_t hdr)
+{
+	return (const void *)((const char *)wqe + hdr);
+}
+
+static void test_post_recv(struct objs *o)
+{
+	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
+	struct vhca_status_rec *st = &fk.stk[o->fqp->db_index];
+	uint32_t max_sge = o->qp_attr.cap.max_recv_sge;
+	uint32_t count = o->fqp->rq.count, i;
+	struct ibv_sge sge[8];
+	struct ibv_recv_wr wr = { .wr_id = 0xfeed0001, .sg_list = sge,
+				  .num_sge = max_sge };
+	struct ibv_recv_wr wr2 = wr, *bad = NULL;
+	const struct vhca_recv_wqe *wqe;
+	const struct vhca_sge *s;
+	unsigned int calls = syscalls();
+	bool ok;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sge); i++)
+		sge[i] = (struct ibv_sge){ 0x10000 * (i + 1), 100 + i,
+					   FAKE_LKEY + i };
+
+	ret = ibv_post_recv(o->qp, &wr, &bad);
+	wqe = rq_slot(&o->fqp->rq, 0);
+	s = wqe_sges(wqe, sizeof(*wqe));
+	ok = !ret && db->head[1] == 1 && db->head[0] == 0 &&
+	     wqe->wr_id == wr.wr_id && wqe->num_sge == max_sge;
+	for (i = 0; ok && i < max_sge; i++)
+		ok = s[i].addr == sge[i].addr && s[i].length == sge[i].length &&
+		     s[i].lkey == sge[i].lkey;
+	check(ok, "post_recv: max_recv_sge SGEs land in the RQ slot, head[1] "
+	      "published", "ret %d, head %u", ret, db->head[1]);
+
+	wr2.num_sge = max_sge + 1;
+	wr.next = &wr2;
+	wr.wr_id = 0xfeed0002;
+	ret = ibv_post_recv(o->qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr2 && db->head[1] == 2 &&
+	      rq_slot(&o->fqp->rq, 1)->wr_id == 0xfeed0002,
+	      "post_recv: past max_recv_sge EINVAL, *bad_wr at it, the WR "
+	      "before it posted", "ret %d, head %u", ret, db->head[1]);
+	wr.next = NULL;
+
+	wr.num_sge = 1;
+	for (i = 2, ret = 0; i < count && !ret; i++) {
+		wr.wr_id = 0xfeed0000 + i;
+		ret = ibv_post_recv(o->qp, &wr, &bad);
+	}
+	bad = NULL;
+	wr.wr_id = 0xfeedffff;
+	ret = ret ? ret : ibv_post_recv(o->qp, &wr, &bad);
+	check(ret == ENOMEM && bad == &wr && db->head[1] == count,
+	      "post_recv: ENOMEM when head - tail[1] == count", "ret %d, "
+	      "head %u", ret, db->head[1]);
+
+	__atomic_store_n(&st->tail[1], 1, __ATOMIC_RELEASE);
+	ret = ibv_post_recv(o->qp, &wr, &bad);
+	check(!ret && db->head[1] == count + 1 &&
+	      rq_slot(&o->fqp->rq, count)->wr_id == 0xfeedffff,
+	      "post_recv: the slot the device released is reused",
+	      "ret %d, head %u", ret, db->head[1]);
+	check(syscalls() == calls, "post_recv: no system call",
+	      "%u system calls", syscalls() - calls);
+}
+
+static const struct vhca_send_wqe *sq_slot(const struct fake_qp *qp,
+					   uint32_t index)
+{
+	return (const void *)((char *)qp->sq.ring->kview +
+			      (index & (qp->sq.count - 1)) * qp->sq.stride);
+}
+
+static void test_post_send(struct objs *o)
+{
+	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
+	struct ibv_sge sge[4] = {
+		{ 0x1000, 11, 0x21 }, { 0x2000, 22, 0x22 }, { 0x3000, 33, 0x23 },
+		{ 0x4000, 44, 0x24 },
+	};
+	char data[100];
+	struct ibv_sge inl[2] = {
+		{ (uintptr_t)data, 30, 0 }, { (uintptr_t)data + 30, 34, 0 },
+	};
+	struct ibv_send_wr wr[4], *bad = NULL, bogus;
+	const struct vhca_send_wqe *w;
+	unsigned int kicks;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 7 + 1);
+
+	memset(&bogus, 0, sizeof(bogus));
+	bogus.opcode = IBV_WR_SEND;
+	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
+	ret = ibv_post_send(o->qp, &bogus, &bad);
+	check(ret == EINVAL && bad == &bogus &&
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks,
+	      "post_send before RTS: EINVAL, no kick", "ret %d", ret);
+
+	check(modify_state(o->qp, IBV_QPS_RTR) &&
+	      modify_state(o->qp, IBV_QPS_RTS) && o->qp->state == IBV_QPS_RTS,
+	      "modify_qp to RTR and RTS", "errno %d", errno);
+
+	memset(wr, 0, sizeof(wr));
+	wr[0] = (struct ibv_send_wr){
+		.wr_id = 0xabc0, .next = &wr[1], .sg_list = sge, .num_sge = 3,
+		.opcode = IBV_WR_SEND_WITH_IMM, .imm_data = htobe32(0x01020304),
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED,
+	};
+	wr[1] = (struct ibv_send_wr){
+		.wr_id = 0xabc1, .next = &wr[2], .sg_list = sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .imm_data = htobe32(7),
+		.wr.rdma = { 0x7000000012345678ULL, 0x99887766 },
+	};
+	wr[2] = (struct ibv_send_wr){
+		.wr_id = 0xabc2, .next = &wr[3], .sg_list = sge + 1,
+		.num_sge = 2, .opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED,
+		.wr.rdma = { 0x5000, 0x4444 },
+	};
+	wr[3] = (struct ibv_send_wr){
+		.wr_id = 0xabc3, .sg_list = inl, .num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_INLINE,
+		.wr.rdma = { 0x6000, 0x5555 },
+	};
+	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
+	ret = ibv_post_send(o->qp, wr, &bad);
+	check(!ret && db->head[0] == 4,
+	      "post_send: four WRs, head[0] published", "ret %d, head %u",
+	      ret, db->head[0]);
+
+	w = sq_slot(o->fqp, 0);
+	check(w->wr_id == 0xabc0 && w->opcode == VHCA_WR_SEND_WITH_IMM &&
+	      w->flags == (VHCA_WQE_SIGNALED | VHCA_WQE_SOLICITED) &&
+	      w->num_sge == 3 && w->imm_data == htobe32(0x01020304) &&
+	      w->inline_len == 0 && !w->rdma.remote_addr &&
+	      wqe_sges(w, sizeof(*w))[2].addr == 0x3000 &&
+	      wqe_sges(w, sizeof(*w))[2].lkey == 0x23,
+	      "post_send: SEND_WITH_IMM WQE (flags, imm, SGEs)", "flags %#x, "
+	      "opcode %u", w->flags, w->opcode);
+	w = sq_slot(o->fqp, 1);
+	check(w->opcode == VHCA_WR_RDMA_WRITE_WITH_IMM && w->flags == 0 &&
+	      w->rdma.remote_addr == 0x7000000012345678ULL &&
+	      w->rdma.rkey == 0x99887766 && w->imm_data == htobe32(7),
+	      "post_send: RDMA_WRITE_WITH_IMM WQE (unsignaled, remote addr, "
+	      "rkey)", "flags %#x", w->flags);
+	w = sq_slot(o->fqp, 2);
+	check(w->opcode == VHCA_WR_RDMA_READ &&
+	      w->flags == (VHCA_WQE_FENCE | VHCA_WQE_SIGNALED) &&
+	      w->num_sge == 2 && w->rdma.rkey == 0x4444 &&
+	      wqe_sges(w, sizeof(*w))[0].addr == 0x2000,
+	      "post_send: RDMA_READ WQE (fence)", "flags %#x", w->flags);
+	w = sq_slot(o->fqp, 3);
+	check(w->opcode == VHCA_WR_RDMA_WRITE && w->flags == VHCA_WQE_INLINE &&
+	      w->num_sge == 0 && w->inline_len == 64 &&
+	      !memcmp(w + 1, data, 64),
+	      "post_send: inline WQE, data copied after the header",
+	      "flags %#x, len %u", w->flags, w->inline_len);
+	check(fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks + 1 &&
+	      fk.post_send.qp_handle == o->qp->handle &&
+	      fk.post_send.wr_count == 0 && fk.post_send.sge_count == 0,
+	      "post_send: one kick, POST_SEND with no work requests",
+	      "%u kicks, wr_count %u", fk.cmds[IB_USER_VERBS_CMD_POST_SEND] -
+	      kicks, fk.post_send.wr_count);
+
+	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+				      .sg_list = sge, .num_sge = 1 };
+	ret = ibv_post_send(o->qp, wr, &bad);
+	check(ret == EINVAL && bad == wr, "post_send: atomic opcode EINVAL",
+	      "ret %d", ret);
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND, .sg_list = sge,
+				      .num_sge = 4 };
+	ret = ibv_post_send(o->qp, wr, &bad);
+	check(ret == EINVAL && bad == wr,
+	      "post_send: past max_send_sge EINVAL", "ret %d", ret);
+	inl[1].length = 35;
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND, .sg_list = inl,
+				      .num_sge = 2,
+				      .send_flags = IBV_SEND_INLINE };
+	ret = ibv_post_send(o->qp, wr, &bad);
+	check(ret == EINVAL && bad == wr,
+	      "post_send: inline past max_inline EINVAL", "ret %d", ret);
+	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND,
+				      .send_flags = IBV_SEND_IP_CSUM };
+	ret = ibv_post_send(o->qp, wr, &bad);
+	check(ret == EINVAL && bad == wr,
+	      "post_send: unsupported send flag EINVAL", "ret %d", ret);
+	check(db->head[0] == 4 &&
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks,
+	      "post_send: refused WRs leave head alone and do not kick",
+	      "head %u, %u kicks", db->head[0],
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] - kicks);
+}
+
+static void test_poll_cq(struct objs *o)
+{
+	struct vhca_cqe c1 = {
+		.wr_id = 0x1122334455667788ULL, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV, .flags = VHCA_CQE_WITH_IMM | VHCA_CQE_GRH,
+		.sl = 5, .qp_num = o->fqp->qpn, .byte_len = 4000,
+		.imm_data = htobe32(0xdeadbeef), .src_qp = 0x333,
+		.pkey_index = 7,
+	};
+	struct vhca_cqe c2 = {
+		.wr_id = 2, .status = IBV_WC_LOC_PROT_ERR,
+		.opcode = IBV_WC_RDMA_WRITE, .qp_num = o->fqp->qpn,
+		.vendor_err = 0x42,
+	};
+	struct vhca_db_rec *db = &fk.dbk[o->fcq->db_index];
+	unsigned int calls;
+	struct ibv_wc wc[4];
+	int n, m, z;
+
+	push_cqe(o->fcq, &c1);
+	push_cqe(o->fcq, &c2);
+	memset(wc, 0xff, sizeof(wc));
+	calls = syscalls();
+	n = ibv_poll_cq(o->cq, 1, wc);
+	check(n == 1 && wc[0].wr_id == c1.wr_id &&
+	      wc[0].status == IBV_WC_SUCCESS && wc[0].opcode == IBV_WC_RECV &&
+	      wc[0].byte_len == 4000 && wc[0].imm_data == htobe32(0xdeadbeef) &&
+	      wc[0].wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	      wc[0].qp_num == o->fqp->qpn && wc[0].src_qp == 0x333 &&
+	      wc[0].pkey_index == 7 && wc[0].sl == 5 && wc[0].slid == 0 &&
+	      wc[0].dlid_path_bits == 0 && wc[0].vendor_err == 0 &&
+	      db->head[0] == 1,
+	      "poll_cq: CQE converted to ibv_wc, consumer index published",
+	      "n %d, status %d, flags %#x, head %u", n, wc[0].status,
+	      wc[0].wc_flags, db->head[0]);
+	m = ibv_poll_cq(o->cq, 4, wc + 1);
+	z = ibv_poll_cq(o->cq, 4, wc + 2);
+	check(m == 1 && z == 0 && wc[1].wr_id == 2 &&
+	      wc[1].status == IBV_WC_LOC_PROT_ERR &&
+	      wc[1].opcode == IBV_WC_RDMA_WRITE && wc[1].vendor_err == 0x42 &&
+	      wc[1].wc_flags == 0 && db->head[0] == 2,
+	      "poll_cq: an error CQE, then an empty CQ", "m %d, z %d", m, z);
+	check(syscalls() == calls, "poll_cq: no system call",
+	      "%u system calls", syscalls() - calls);
+}
+
+static void test_resize_cq(struct objs *o)
+{
+	struct vhca_cqe c = { .wr_id = 0xcafe, .opcode = IBV_WC_SEND };
+	struct region *old = o->fcq->ring;
+	off_t old_offset = old->offset;
+	struct ibv_wc wc;
+	int ret, n;
+
+	push_cqe(o->fcq, &c);
+	ret = ibv_resize_cq(o->cq, 300);
+	check(!ret && fk.resize_cq.cq_handle == o->cq->handle &&
+	      fk.resize_cq.cqe == 300 && o->cq->cqe == 511 &&
+	      o->fcq->ring->offset != old_offset &&
+	      mapped_as(o->fcq->ring, PROT_READ),
+	      "ibv_resize_cq reaches RESIZE_CQ, new ring mapped read-only",
+	      "ret %d, cqe %d", ret, o->cq->cqe);
+	check(unmapped(old), "resize_cq: old ring unmapped", "still mapped");
+	n = ibv_poll_cq(o->cq, 1, &wc);
+	check(n == 1 && wc.wr_id == 0xcafe,
+	      "resize_cq: the unconsumed CQE polled from the new ring",
+	      "n %d", n);
+}
+
+static void test_srq(struct objs *o)
+{
+	struct ibv_srq_init_attr init = {
+		.attr = { .max_wr = 10, .max_sge = 3, .srq_limit = 0 },
+	};
+	struct ibv_sge sge[3] = { { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } };
+	struct ibv_recv_wr wr = { .wr_id = 0x5a, .sg_list = sge,
+				  .num_sge = 3 }, *bad;
+	struct ibv_srq_attr attr = { .srq_limit = 5 };
+	struct ibv_qp_init_attr qpa = {
+		.send_cq = o->cq, .recv_cq = o->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_send_sge = 1 },
+	};
+	const struct vhca_recv_wqe *w;
+	struct fake_srq *fsrq;
+	struct fake_qp *fqp;
+	struct ibv_srq *srq;
+	struct region *ring;
+	struct ibv_qp *qp;
+	unsigned int calls, maps;
+	int ret;
+
+	srq = ibv_create_srq(o->pd, &init);
+	fsrq = srq ? find_srq(srq->handle) : NULL;
+	check(fsrq && fk.create_srq.max_wr == 10 &&
+	      fk.create_srq.max_sge == 3 && init.attr.max_wr == 16 &&
+	      mapped_as(fsrq->rq.ring, PROT_READ | PROT_WRITE),
+	      "ibv_create_srq reaches CREATE_SRQ, ring mapped read-write",
+	      "srq %p, errno %d", (void *)srq, errno);
+	if (!fsrq)
+		return;
+	ring = fsrq->rq.ring;
+
+	calls = syscalls();
+	ret = ibv_post_srq_recv(srq, &wr, &bad);
+	w = rq_slot(&fsrq->rq, 0);
+	check(!ret && w->wr_id == 0x5a && w->num_sge == 3 &&
+	      wqe_sges(w, sizeof(*w))[2].lkey == 9 &&
+	      fk.dbk[fsrq->db_index].head[0] == 1 && syscalls() == calls,
+	      "post_srq_recv: WQE in the SRQ ring, head[0], no system call",
+	      "ret %d", ret);
+	wr.num_sge = 4;
+	ret = ibv_post_srq_recv(srq, &wr, &bad);
+	check(ret == EINVAL && bad == &wr, "post_srq_recv: past max_sge EINVAL",
+	      "ret %d", ret);
+
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT);
+	check(!ret && fk.modify_srq.srq_handle == srq->handle &&
+	      fk.modify_srq.attr_mask == IBV_SRQ_LIMIT &&
+	      fk.modify_srq.srq_limit == 5,
+	      "ibv_modify_srq reaches MODIFY_SRQ", "ret %d", ret);
+	memset(&attr, 0, sizeof(attr));
+	ret = ibv_query_srq(srq, &attr);
+	check(!ret && attr.srq_limit == FAKE_SRQ_LIMIT && attr.max_wr == 16 &&
+	      attr.max_sge == 3, "ibv_query_srq reaches QUERY_SRQ",
+	      "ret %d, limit %u", ret, attr.srq_limit);
+
+	qpa.srq = srq;
+	maps = fk.nmaps;
+	qp = ibv_create_qp(o->pd, &qpa);
+	fqp = qp ? find_qp(qp->handle) : NULL;
+	check(fqp && fk.create_qp.is_srq && fk.create_qp.srq_handle ==
+	      srq->handle && !fqp->rq.ring && fk.nmaps == maps + 1,
+	      "create_qp on an SRQ: only the SQ ring mapped", "qp %p, %u maps",
+	      (void *)qp, fk.nmaps - maps);
+	if (qp) {
+		modify_state(qp, IBV_QPS_INIT);
+		wr.num_sge = 1;
+		ret = ibv_post_recv(qp, &wr, &bad);
+		check(ret == EINVAL && bad == &wr,
+		      "post_recv on an SRQ's QP: EINVAL", "ret %d", ret);
+		check(!ibv_destroy_qp(qp), "destroy the SRQ's QP", "failed");
+	}
+
+	ret = ibv_destroy_srq(srq);
+	check(!ret && fk.destroyed == fsrq->handle && unmapped(ring),
+	      "ibv_destroy_srq reaches DESTROY_SRQ, ring unmapped", "ret %d",
+	      ret);
+}
+
+/* UD: AH index in the WQE, sq_sig_all, and the flush on the kick in ERR. */
+static void test_ud(struct objs *o)
+{
+	struct ibv_ah_attr ah_attr = { .dlid = 0x1234, .sl = 3, .port_num = 1 };
+	struct ibv_qp_init_attr qpa = {
+		.send_cq = o->cq, .recv_cq = o->cq, .qp_type = IBV_QPT_UD,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ibv_sge sge = { 0x8000, 64, FAKE_LKEY };
+	struct ibv_send_wr swr = { .wr_id = 0x11, .sg_list = &sge,
+				   .num_sge = 1, .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = { .wr_id = 0x22, .sg_list = &sge,
+				   .num_sge = 1 }, *rbad;
+	const struct vhca_send_wqe *w;
+	struct ibv_wc wc[4];
+	struct fake_qp *fqp;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	unsigned int calls;
+	int ret, n;
+
+	ah = ibv_create_ah(o->pd, &ah_attr);
+	check(ah && ah->handle == FAKE_AH_HANDLE &&
+	      fk.create_ah.pd_handle == FAKE_PD_HANDLE &&
+	      fk.create_ah.attr.dlid == 0x1234 && fk.create_ah.attr.sl == 3,
+	      "ibv_create_ah reaches CREATE_AH", "ah %p, errno %d",
+	      (void *)ah, errno);
+	qp = ibv_create_qp(o->pd, &qpa);
+	fqp = qp ? find_qp(qp->handle) : NULL;
+	if (!ah || !fqp) {
+		check(false, "UD QP created", "errno %d", errno);
+		return;
+	}
+	modify_state(qp, IBV_QPS_INIT);
+	modify_state(qp, IBV_QPS_RTR);
+	modify_state(qp, IBV_QPS_RTS);
+
+	swr.wr.ud.ah = ah;
+	swr.wr.ud.remote_qpn = 0x654321;
+	swr.wr.ud.remote_qkey = 0x11111111;
+	ret = ibv_post_send(qp, &swr, &sbad);
+	w = sq_slot(fqp, 0);
+	check(!ret && w->opcode == VHCA_WR_SEND &&
+	      w->flags == VHCA_WQE_SIGNALED && w->ud.ah == FAKE_AH_INDEX &&
+	      w->ud.remote_qpn == 0x654321 && w->ud.remote_qkey == 0x11111111,
+	      "post_send UD: ah_index, remote QPN and Q_Key; sq_sig_all "
+	      "signals", "ret %d, ah %#x, flags %#x", ret, w->ud.ah, w->flags);
+	swr.opcode = IBV_WR_RDMA_WRITE;
+	ret = ibv_post_send(qp, &swr, &sbad);
+	check(ret == EINVAL && sbad == &swr, "post_send UD: RDMA WRITE EINVAL",
+	      "ret %d", ret);
+	swr.opcode = IBV_WR_SEND;
+
+	check(modify_state(qp, IBV_QPS_ERR) &&
+	      (fk.stk[fqp->db_index].flags & VHCA_STATUS_QP_ERROR),
+	      "modify_qp to ERR (the fake raises VHCA_STATUS_QP_ERROR)",
+	      "errno %d", errno);
+	calls = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	n = ibv_poll_cq(o->cq, 4, wc);
+	check(!ret && fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == calls + 1 &&
+	      n == 2 && wc[0].wr_id == 0x11 && wc[1].wr_id == 0x22 &&
+	      wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+	      wc[1].status == IBV_WC_WR_FLUSH_ERR,
+	      "post_recv in ERR kicks; the flushed WRs complete with "
+	      "WR_FLUSH_ERR", "ret %d, n %d, %u kicks", ret, n,
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] - calls);
+	swr.wr_id = 0x33;
+	ret = ibv_post_send(qp, &swr, &sbad);
+	n = ibv_poll_cq(o->cq, 4, wc);
+	check(!ret && n == 1 && wc[0].wr_id == 0x33 &&
+	      wc[0].status == IBV_WC_WR_FLUSH_ERR,
+	      "post_send in ERR: flushed on the kick", "ret %d, n %d", ret, n);
+
+	check(modify_state(qp, IBV_QPS_RESET), "modify_qp ERR -> RESET",
+	      "errno %d", errno);
+	calls = syscalls();
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	check(ret == EINVAL && syscalls() == calls,
+	      "post_recv in RESET: EINVAL, no system call", "ret %d", ret);
+	modify_state(qp, IBV_QPS_INIT);
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	check(!ret && syscalls() == calls + 1,
+	      "post_recv after the error flag cleared: no kick",
+	      "ret %d, %u system calls", ret, syscalls() - calls - 1);
+
+	check(!ibv_destroy_qp(qp) && fk.destroyed == fqp->handle &&
+	      unmapped(fqp->sq.ring) && unmapped(fqp->rq.ring),
+	      "ibv_destroy_qp reaches DESTROY_QP, rings unmapped", "failed");
+	check(!ibv_destroy_ah(ah) && fk.destroyed == FAKE_AH_HANDLE,
+	      "ibv_destroy_ah reaches DESTROY_AH", "failed");
+}
+
+/* Responses the provider must refuse, and destroys the kernel refuses. */
+static void test_failures(struct objs *o)
+{
+	struct ibv_qp_init_attr qpa = o->qp_attr;
+	unsigned int destroys = fk.cmds[IB_USER_VERBS_CMD_DESTROY_QP];
+	unsigned int maps = fk.nmaps;
+	struct ibv_qp *qp;
+	int ret;
+
+	fk.bad_qp_resp = true;
+	errno = 0;
+	qp = ibv_create_qp(o->pd, &qpa);
+	fk.bad_qp_resp = false;
+	check(!qp && errno == EPROTO &&
+	      fk.cmds[IB_USER_VERBS_CMD_DESTROY_QP] == destroys + 1 &&
+	      fk.nmaps == maps,
+	      "create_qp: inconsistent response EPROTO, QP destroyed, nothing "
+	      "mapped", "qp %p, errno %d", (void *)qp, errno);
+
+	fk.fail_cmd = IB_USER_VERBS_CMD_DESTROY_CQ;
+	fk.fail_err = EBUSY;
+	ret = ibv_destroy_cq(o->cq);
+	check(ret == EBUSY && mapped_as(o->fcq->ring, PROT_READ),
+	      "destroy_cq refused by the kernel: EBUSY, ring kept",
+	      "ret %d", ret);
+}
+
+static void test_verbs(struct ibv_device *dev)
+{
+	struct objs o = { 0 };
+	struct region *cq_ring, *sq_ring, *rq_ring;
+	unsigned int base = fk.nmaps;
+
+	o.ctx = ibv_open_device(dev);
+	check(o.ctx, "open vhca0 for the verbs", "errno %d", errno);
+	if (!o.ctx)
+		return;
+	memset(fk.cmds, 0, sizeof(fk.cmds));
+	test_pd_mr(&o);
+	if (o.pd)
+		test_cq(&o);
+	if (o.fcq)
+		test_qp(&o);
+	if (o.fqp) {
+		test_post_recv(&o);
+		test_post_send(&o);
+		test_poll_cq(&o);
+		test_resize_cq(&o);
+		test_srq(&o);
+		test_ud(&o);
+		test_failures(&o);
+
+		sq_ring = o.fqp->sq.ring;
+		rq_ring = o.fqp->rq.ring;
+		check(!ibv_destroy_qp(o.qp) && unmapped(sq_ring) &&
+		      unmapped(rq_ring), "destroy the RC QP, rings unmapped",
+		      "failed");
+	}
+	if (o.fcq) {
+		cq_ring = o.fcq->ring;
+		check(!ibv_destroy_cq(o.cq) && fk.destroyed == o.fcq->handle &&
+		      unmapped(cq_ring),
+		      "ibv_destroy_cq reaches DESTROY_CQ, ring unmapped",
+		      "failed");
+	}
+	if (o.mr)
+		check(!ibv_dereg_mr(o.mr) && fk.destroyed == FAKE_MR_HANDLE &&
+		      fk.cmds[IB_USER_VERBS_CMD_DEREG_MR] == 1,
+		      "ibv_dereg_mr reaches DEREG_MR", "failed");
+	if (o.pd)
+		check(!ibv_dealloc_pd(o.pd) &&
+		      fk.destroyed == FAKE_PD_HANDLE &&
+		      fk.cmds[IB_USER_VERBS_CMD_DEALLOC_PD] == 1,
+		      "ibv_dealloc_pd reaches DEALLOC_PD", "failed");
+	check(!fk.other_cmds && !fk.bad_cmds,
+	      "verbs: no unexpected or malformed command",
+	      "%u unexpected, %u bad", fk.other_cmds, fk.bad_cmds);
+	check(!ibv_close_device(o.ctx), "close vhca0 after the verbs",
+	      "failed");
+	check(fk.nmaps > base, "verbs: mappings were made", "none");
+	check_released("verbs: nothing left");
 }
 
 int main(int argc, char **argv)
@@ -699,8 +2042,8 @@ int main(int argc, char **argv)
 	}
 	enter_fake_system(argv[2]);
 	fk.uresp = (struct vhca_alloc_ucontext_resp){
-		.db_mmap_offset = DB_OFFSET, .db_size = PAGE,
-		.status_mmap_offset = STATUS_OFFSET, .status_size = PAGE,
+		.db_mmap_offset = DB_OFFSET, .db_size = AREA_SIZE,
+		.status_mmap_offset = STATUS_OFFSET, .status_size = AREA_SIZE,
 	};
 
 	list = list_devices(&num, err, sizeof(err));
@@ -709,6 +2052,7 @@ int main(int argc, char **argv)
 	if (vhca0) {
 		test_open(vhca0);
 		test_open_failures(vhca0);
+		test_verbs(vhca0);
 	}
 	test_renamed(find(list, "foo0"));
 	if (list)

@@ -87,6 +87,42 @@ static const struct fact ops[] = {
 	OP(unimport_dm), OP(unimport_mr), OP(unimport_pd),
 };
 
+/*
+ * Every write() command declared, against rdma-core's own rule for them
+ * (kern-abi.h asserts it for each): the uverbs header, then exactly the
+ * kernel's request struct.  Covers the commands the recorded file has no
+ * line for; no value here is a recorded one.
+ */
+struct cmd_shape {
+	const char *name;
+	size_t size, expected, core_offset, hdr_size;
+};
+
+#define CMD(s, kabi)							\
+	{ #s, sizeof(struct s),						\
+	  sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct kabi),	\
+	  offsetof(struct s, core), sizeof(struct ib_uverbs_cmd_hdr) }
+#define CMD_EX(s, kabi)							\
+	{ #s, sizeof(struct s),						\
+	  sizeof(struct vhca_ex_hdr) + sizeof(struct kabi),		\
+	  offsetof(struct s, core), sizeof(struct vhca_ex_hdr) }
+
+static const struct cmd_shape cmds[] = {
+	CMD(ibv_get_context, ib_uverbs_get_context),
+	CMD(ibv_query_port, ib_uverbs_query_port),
+	CMD(ibv_alloc_pd, ib_uverbs_alloc_pd),
+	CMD(ibv_reg_mr, ib_uverbs_reg_mr),
+	CMD(ibv_create_cq, ib_uverbs_create_cq),
+	CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq),
+	CMD(ibv_create_qp, ib_uverbs_create_qp),
+	CMD(ibv_modify_qp, ib_uverbs_modify_qp),
+	CMD(ibv_query_qp, ib_uverbs_query_qp),
+	CMD(ibv_resize_cq, ib_uverbs_resize_cq),
+	CMD(ibv_create_srq, ib_uverbs_create_srq),
+	CMD(ibv_modify_srq, ib_uverbs_modify_srq),
+	CMD(ibv_query_srq, ib_uverbs_query_srq),
+};
+
 #define NUM_OPS 76
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -181,6 +217,21 @@ static void check_ops(void)
 	       unsorted ? unsorted : "");
 }
 
+static void check_cmds(void)
+{
+	char name[96], why[96];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		snprintf(name, sizeof(name),
+			 "sizeof %s = header + kernel request", cmds[i].name);
+		snprintf(why, sizeof(why), "%zu bytes, expected %zu, core at %zu",
+			 cmds[i].size, cmds[i].expected, cmds[i].core_offset);
+		report(cmds[i].size == cmds[i].expected &&
+		       cmds[i].core_offset == cmds[i].hdr_size, name, why);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -190,5 +241,6 @@ int main(int argc, char **argv)
 	tag = argv[1];
 	check_file(argv[2]);
 	check_ops();
+	check_cmds();
 	return failures ? 1 : 0;
 }

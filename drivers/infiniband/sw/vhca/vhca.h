@@ -26,6 +26,7 @@
 #define VHCA_MAX_QP		16384
 #define VHCA_MAX_QP_WR		4096
 #define VHCA_MAX_SGE		16
+#define VHCA_MAX_INLINE		256
 #define VHCA_MAX_CQ		16384
 #define VHCA_MAX_CQE		32768
 #define VHCA_MAX_MR		65536
@@ -83,8 +84,10 @@ struct vhca_dev {
 	struct xarray ah_xa;		/* AHs by ah_index */
 	struct xarray qp_xa;		/* QPs by number */
 	u32 mr_key;			/* key byte of the next MR */
+	u32 qp_next;			/* cyclic QP number allocation */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp;
 	atomic64_t counters[VHCA_NUM_COUNTERS];
+	struct dentry *debugfs;
 };
 
 static inline struct vhca_dev *to_vdev(struct ib_device *ibdev)
@@ -127,6 +130,12 @@ int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable);
 enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev, u32 port);
 enum ib_port_state vhca_port_state(struct vhca_dev *vdev);
+
+/* vhca_debugfs.c */
+void vhca_debugfs_init(void);
+void vhca_debugfs_exit(void);
+void vhca_debugfs_add(struct vhca_dev *vdev);
+void vhca_debugfs_remove(struct vhca_dev *vdev);
 
 /* vhca_stats.c */
 struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,

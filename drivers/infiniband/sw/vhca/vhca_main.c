@@ -32,6 +32,7 @@ static void vhca_dealloc_driver(struct ib_device *ibdev)
 	vdev->dead = true;
 	mutex_unlock(&vhca_devices_lock);
 
+	vhca_debugfs_remove(vdev);
 	xa_destroy(&vdev->qp_xa);
 	xa_destroy(&vdev->ah_xa);
 	xa_destroy(&vdev->mr_xa);
@@ -171,6 +172,7 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->qp_xa, XA_FLAGS_ALLOC);
+	vhca_debugfs_add(vdev);
 
 	/* From here on, dealloc_driver undoes all of the above. */
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
@@ -331,9 +333,11 @@ static int __init vhca_init(void)
 	vhca_wq = alloc_workqueue("vhca", WQ_UNBOUND, 0);
 	if (!vhca_wq)
 		return -ENOMEM;
+	vhca_debugfs_init();
 
 	err = register_netdevice_notifier(&vhca_netdev_nb);
 	if (err) {
+		vhca_debugfs_exit();
 		destroy_workqueue(vhca_wq);
 		return err;
 	}
@@ -367,6 +371,7 @@ static void __exit vhca_exit(void)
 		ib_unregister_device(&vdev->ibdev);
 		put_device(&vdev->ibdev.dev);
 	}
+	vhca_debugfs_exit();
 	destroy_workqueue(vhca_wq);
 }
 

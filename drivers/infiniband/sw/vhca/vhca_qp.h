@@ -31,6 +31,18 @@ struct vhca_qp {
 	struct ib_qp_attr attr;		/* as set by modify_qp */
 };
 
+/* Queue sizes of a QP, from its requested caps. */
+struct vhca_qp_geometry {
+	u32 sq_count, sq_stride, max_send_sge, max_inline;
+	u32 rq_count, rq_stride, max_recv_sge;
+};
+
+int vhca_qp_check_modify(enum ib_qp_type type, enum ib_qp_state cur,
+			 enum ib_qp_state next,
+			 const struct ib_qp_attr *attr, int mask);
+int vhca_qp_size_caps(struct ib_qp_cap *cap, bool has_srq,
+		      struct vhca_qp_geometry *geo);
+
 static inline struct vhca_qp *to_vqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct vhca_qp, ibqp);

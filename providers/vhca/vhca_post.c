@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vhca: the fast path on the mapped rings.
+ *
+ * Posting writes WQEs into the ring slots at the provider's head and then
+ * publishes the new head in the doorbell record with a release store, so
+ * the device, which reads the head with acquire semantics, sees whole
+ * WQEs.  Before reusing a slot the provider reads the device's tail from
+ * the status record with acquire semantics.  poll_cq mirrors this on the
+ * CQ ring.  post_recv, post_srq_recv and poll_cq make no system call; a
+ * post_send enters the kernel only when vhca_kick_needed() says so.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "vhca.h"
+
+static void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index)
+{
+	return (char *)wq->buf + (size_t)(index & (wq->count - 1)) * wq->stride;
+}
+
+/* The ring has no free slot: the device has not consumed count WQEs. */
+static bool vhca_wq_full(const struct vhca_wq *wq)
+{
+	uint32_t tail = __atomic_load_n(wq->st_tail, __ATOMIC_ACQUIRE);
+
+	return wq->head - tail >= wq->count;
+}
+
+static void vhca_wq_publish(struct vhca_wq *wq)
+{
+	__atomic_store_n(wq->db_head, wq->head, __ATOMIC_RELEASE);
+}
+
+static void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
+			   int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++)
+		dst[i] = (struct vhca_sge){
+			.addr = src[i].addr,
+			.length = src[i].length,
+			.lkey = src[i].lkey,
+		};
+}
+
+/*
+ * Status flags of a QP as seen after everything this thread posted.  The
+ * full fence orders the head stores before the flag load; the device
+ * orders its flag store before its head loads the same way (smp_mb), so
+ * either the device sees the new head or the provider sees the flag and
+ * kicks: no wakeup is lost.  A compiler barrier is not enough.
+ */
+static uint32_t vhca_qp_flags(const struct vhca_qp *qp)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return __atomic_load_n(&qp->st->flags, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether a post_send must enter the kernel.  The one place deciding it:
+ * once the engine polls send queues, only VHCA_STATUS_NEEDS_WAKEUP (and
+ * VHCA_STATUS_QP_ERROR, whose flushes happen on a kick) will; until then
+ * every post_send kicks.
+ */
+static bool vhca_kick_needed(const struct vhca_qp *qp)
+{
+	uint32_t flags = vhca_qp_flags(qp);
+	const bool engine_polls = false;
+
+	return !engine_polls ||
+	       (flags & (VHCA_STATUS_NEEDS_WAKEUP | VHCA_STATUS_QP_ERROR));
+}
+
+/* The kick: a post_send system call with no work requests. */
+static int vhca_kick(struct vhca_qp *qp)
+{
+	struct ibv_send_wr *bad = NULL;
+
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+/* ---- receive ---- */
+
+static int vhca_post_one_recv(struct vhca_wq *wq, const struct ibv_recv_wr *wr)
+{
+	struct vhca_recv_wqe hdr = {};
+	void *slot;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge)
+		return EINVAL;
+	if (vhca_wq_full(wq))
+		return ENOMEM;
+
+	slot = vhca_wq_slot(wq, wq->head);
+	hdr.wr_id = wr->wr_id;
+	hdr.num_sge = wr->num_sge;
+	memcpy(slot, &hdr, sizeof(hdr));
+	vhca_copy_sges((struct vhca_sge *)((char *)slot + sizeof(hdr)),
+		       wr->sg_list, wr->num_sge);
+	wq->head++;
+	return 0;
+}
+
+/* Posts @wr's chain on @wq; returns how many were posted. */
+static unsigned int vhca_post_recv_list(struct vhca_wq *wq,
+					struct ibv_recv_wr *wr,
+					struct ibv_recv_wr **bad_wr, int *err)
+{
+	unsigned int posted = 0;
+
+	*err = 0;
+	for (; wr; wr = wr->next, posted++) {
+		*err = vhca_post_one_recv(wq, wr);
+		if (*err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (posted)
+		vhca_wq_publish(wq);
+	return posted;
+}
+
+/*
+ * No system call, except while the QP is in the error state: then the
+ * kernel flushes what was posted when kicked (VHCA_STATUS_QP_ERROR).
+ */
+int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	unsigned int posted;
+	int err, kick_err;
+
+	if (!qp->rq.buf || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq.lock);
+	posted = vhca_post_recv_list(&qp->rq, wr, bad_wr, &err);
+	pthread_spin_unlock(&qp->rq.lock);
+
+	if (posted && (vhca_qp_flags(qp) & VHCA_STATUS_QP_ERROR)) {
+		kick_err = vhca_kick(qp);
+		if (!err)
+			err = kick_err;
+	}
+	return err;
+}
+
+int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	int err;
+
+	pthread_spin_lock(&srq->rq.lock);
+	vhca_post_recv_list(&srq->rq, wr, bad_wr, &err);
+	pthread_spin_unlock(&srq->rq.lock);
+	return err;
+}
+
+/* ---- send ---- */
+
+static const int vhca_wr_opcode[] = {
+	[IBV_WR_RDMA_WRITE] = VHCA_WR_RDMA_WRITE,
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = VHCA_WR_RDMA_WRITE_WITH_IMM,
+	[IBV_WR_SEND] = VHCA_WR_SEND,
+	[IBV_WR_SEND_WITH_IMM] = VHCA_WR_SEND_WITH_IMM,
+	[IBV_WR_RDMA_READ] = VHCA_WR_RDMA_READ,
+};
+
+#define VHCA_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
+			 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+
+/* The VHCA_WR_* opcode of @wr on @qp, or -1 when it has none there. */
+static int vhca_send_opcode(const struct vhca_qp *qp,
+			    const struct ibv_send_wr *wr)
+{
+	enum ibv_qp_type type = qp->vqp.qp.qp_type;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return vhca_wr_opcode[wr->opcode];
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type == IBV_QPT_UD ? -1 : vhca_wr_opcode[wr->opcode];
+	case IBV_WR_RDMA_READ:
+		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
+	default:
+		return -1;
+	}
+}
+
+/* Copies the data of @wr's SGEs after the header; 0 or EINVAL. */
+static int vhca_copy_inline(const struct vhca_qp *qp, void *data,
+			    const struct ibv_send_wr *wr, uint32_t *len)
+{
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		size_t n = wr->sg_list[i].length;
+
+		if (n > qp->max_inline - total)
+			return EINVAL;
+		memcpy((char *)data + total,
+		       (const void *)(uintptr_t)wr->sg_list[i].addr, n);
+		total += n;
+	}
+	*len = total;
+	return 0;
+}
+
+static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct vhca_send_wqe hdr = {};
+	struct vhca_wq *sq = &qp->sq;
+	int opcode = vhca_send_opcode(qp, wr);
+	uint32_t inline_len = 0;
+	char *slot;
+	int err;
+
+	if (opcode < 0 || (wr->send_flags & ~VHCA_SEND_FLAGS) ||
+	    wr->num_sge < 0)
+		return EINVAL;
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		if (opcode == VHCA_WR_RDMA_READ)
+			return EINVAL;
+	} else if ((uint32_t)wr->num_sge > sq->max_sge) {
+		return EINVAL;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (vhca_wq_full(sq))
+		return ENOMEM;
+
+	slot = vhca_wq_slot(sq, sq->head);
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		err = vhca_copy_inline(qp, slot + sizeof(hdr), wr, &inline_len);
+		if (err)
+			return err;
+		hdr.flags |= VHCA_WQE_INLINE;
+	} else {
+		vhca_copy_sges((struct vhca_sge *)(slot + sizeof(hdr)),
+			       wr->sg_list, wr->num_sge);
+		hdr.num_sge = wr->num_sge;
+	}
+
+	hdr.wr_id = wr->wr_id;
+	hdr.opcode = opcode;
+	hdr.inline_len = inline_len;
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		hdr.flags |= VHCA_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		hdr.flags |= VHCA_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		hdr.flags |= VHCA_WQE_FENCE;
+	if (opcode == VHCA_WR_SEND_WITH_IMM ||
+	    opcode == VHCA_WR_RDMA_WRITE_WITH_IMM)
+		hdr.imm_data = wr->imm_data;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		hdr.ud.ah = to_vah(wr->wr.ud.ah)->ah_index;
+		hdr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		hdr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	} else if (opcode != VHCA_WR_SEND && opcode != VHCA_WR_SEND_WITH_IMM) {
+		hdr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		hdr.rdma.rkey = wr->wr.rdma.rkey;
+	}
+	memcpy(slot, &hdr, sizeof(hdr));
+	sq->head++;
+	return 0;
+}
+
+/*
+ * Sends are refused before RTS (as rxe does); in the error state they are
+ * queued and flushed by the kernel on the kick.  If the kick fails after
+ * work requests were queued, its error is returned with *bad_wr NULL: the
+ * work requests stay queued.
+ */
+int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	unsigned int posted = 0;
+	int err = 0, kick_err;
+
+	if (!qp->sq.buf || ibqp->state < IBV_QPS_RTS) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->sq.lock);
+	for (; wr; wr = wr->next, posted++) {
+		err = vhca_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (posted)
+		vhca_wq_publish(&qp->sq);
+	pthread_spin_unlock(&qp->sq.lock);
+
+	if (posted && vhca_kick_needed(qp)) {
+		kick_err = vhca_kick(qp);
+		if (!err && kick_err) {
+			*bad_wr = NULL;
+			err = kick_err;
+		}
+	}
+	return err;
+}
+
+/* ---- completions ---- */
+
+static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ibv_wc *wc)
+{
+	*wc = (struct ibv_wc){
+		.wr_id = cqe->wr_id,
+		.status = cqe->status,
+		.opcode = cqe->opcode,
+		.vendor_err = cqe->vendor_err,
+		.byte_len = cqe->byte_len,
+		.imm_data = cqe->imm_data,
+		.qp_num = cqe->qp_num,
+		.src_qp = cqe->src_qp,
+		.pkey_index = cqe->pkey_index,
+		.sl = cqe->sl,
+	};
+	if (cqe->flags & VHCA_CQE_WITH_IMM)
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	if (cqe->flags & VHCA_CQE_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+}
+
+/* Returns the number of completions, or -1 if the CQ lost its ring. */
+int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	struct vhca_cqe cqe;
+	uint32_t tail;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (!cq->ring) {
+		pthread_spin_unlock(&cq->lock);
+		return -1;
+	}
+	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
+	while (n < num_entries && cq->ci != tail) {
+		memcpy(&cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(cqe));
+		vhca_cqe_to_wc(&cqe, &wc[n++]);
+		cq->ci++;
+	}
+	if (n)
+		__atomic_store_n(&cq->db->head[0], cq->ci, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}

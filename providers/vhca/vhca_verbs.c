@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vhca: the verbs that go through the kernel (PD, MR, CQ, QP, SRQ, AH).
+ *
+ * The kernel validates every argument and answers with the real sizes; the
+ * provider maps the rings the create responses describe and checks that
+ * each response is self-consistent before trusting it (EPROTO otherwise,
+ * with the kernel object destroyed again).  Functions returning a pointer
+ * set errno on failure; the others return 0 or a positive errno value.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vhca.h"
+
+static bool is_pow2(uint32_t n)
+{
+	return n && !(n & (n - 1));
+}
+
+/*
+ * Maps @size bytes of a ring at @offset of the context's command fd.  The
+ * offset must be page-aligned and the size non-zero.
+ */
+static void *vhca_map_ring(struct ibv_context *ibctx, uint64_t offset,
+			   uint32_t size, int prot)
+{
+	uint64_t page_mask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
+
+	if (!size || (offset & page_mask)) {
+		errno = EPROTO;
+		return MAP_FAILED;
+	}
+	return mmap(NULL, size, prot, MAP_SHARED, ibctx->cmd_fd, offset);
+}
+
+/* The records of object @index, or false when the context has none such. */
+static bool vhca_recs(struct ibv_context *ibctx, uint32_t index,
+		      struct vhca_db_rec **db,
+		      const struct vhca_status_rec **st)
+{
+	struct vhca_context *ctx = to_vctx(ibctx);
+
+	if (!index || index >= ctx->nrecs)
+		return false;
+	*db = &ctx->db[index];
+	*st = &ctx->status[index];
+	return true;
+}
+
+/* ---- PD, MR ---- */
+
+struct ibv_pd *vhca_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	err = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return pd;
+}
+
+int vhca_dealloc_pd(struct ibv_pd *pd)
+{
+	int err = ibv_cmd_dealloc_pd(pd);
+
+	if (!err)
+		free(pd);
+	return err;
+}
+
+struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int vhca_dereg_mr(struct verbs_mr *vmr)
+{
+	int err = ibv_cmd_dereg_mr(vmr);
+
+	if (!err)
+		free(vmr);
+	return err;
+}
+
+/* ---- CQ ---- */
+
+struct vhca_create_cq_resp_all {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct vhca_create_cq_resp drv;
+};
+
+struct vhca_resize_cq_resp_all {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct vhca_resize_cq_resp drv;
+};
+
+/* A CQE ring of @count entries fits in @size bytes. */
+static bool vhca_cq_ring_ok(uint32_t count, uint32_t size)
+{
+	return is_pow2(count) &&
+	       (uint64_t)count * sizeof(struct vhca_cqe) <= size;
+}
+
+struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct vhca_create_cq_resp_all resp = {};
+	struct ibv_create_cq cmd;
+	struct vhca_cq *cq;
+	void *ring;
+	int err;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_free;
+
+	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err)
+		goto err_lock;
+
+	err = EPROTO;
+	if (!vhca_cq_ring_ok(resp.drv.cqe_count, resp.drv.ring_size) ||
+	    !vhca_recs(ibctx, resp.drv.db_index, &cq->db, &cq->st))
+		goto err_destroy;
+	ring = vhca_map_ring(ibctx, resp.drv.mmap_offset, resp.drv.ring_size,
+			     PROT_READ);
+	if (ring == MAP_FAILED) {
+		err = errno;
+		goto err_destroy;
+	}
+	cq->ring = ring;
+	cq->ring_size = resp.drv.ring_size;
+	cq->count = resp.drv.cqe_count;
+	__atomic_store_n(&cq->db->head[0], 0, __ATOMIC_RELEASE);
+	return &cq->vcq.cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * The kernel replaces the ring and copies the unconsumed CQEs (from the
+ * consumer index in the doorbell record to its producer index) into the
+ * new one at the same free-running indices; the provider switches rings
+ * under the CQ's lock, so no poll sees the swap half done.  If the new ring
+ * cannot be mapped, the CQ is left without a ring: poll_cq fails.
+ */
+int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct vhca_resize_cq_resp_all resp = {};
+	struct vhca_cq *cq = to_vcq(ibcq);
+	struct ibv_resize_cq cmd;
+	void *ring;
+	int err;
+
+	pthread_spin_lock(&cq->lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err)
+		goto out;
+
+	if (!vhca_cq_ring_ok(resp.drv.cqe_count, resp.drv.ring_size)) {
+		ring = MAP_FAILED;
+		errno = EPROTO;
+	} else {
+		ring = vhca_map_ring(ibcq->context, resp.drv.mmap_offset,
+				     resp.drv.ring_size, PROT_READ);
+	}
+	err = ring == MAP_FAILED ? errno : 0;
+	if (cq->ring)
+		munmap((void *)cq->ring, cq->ring_size);
+	cq->ring = NULL;
+	cq->count = 0;
+	if (!err) {
+		cq->ring = ring;
+		cq->ring_size = resp.drv.ring_size;
+		cq->count = resp.drv.cqe_count;
+	}
+out:
+	pthread_spin_unlock(&cq->lock);
+	return err;
+}
+
+int vhca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+int vhca_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct vhca_cq *cq = to_vcq(ibcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err)
+		return err;
+	if (cq->ring)
+		munmap((void *)cq->ring, cq->ring_size);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/* ---- work rings (QP, SRQ) ---- */
+
+/*
+ * Checks a work ring the kernel described (@count slots of @stride bytes in
+ * @size, room for @slots_needed WQEs of @wqe_bytes) and maps it read-write.
+ * A ring of count 0 is no ring: size and slots_needed must be 0 too.
+ */
+static int vhca_wq_map(struct ibv_context *ibctx, struct vhca_wq *wq,
+		       uint64_t offset, uint32_t size, uint32_t count,
+		       uint32_t stride, uint32_t slots_needed,
+		       uint64_t wqe_bytes)
+{
+	void *buf;
+
+	if (!count)
+		return size || slots_needed ? EPROTO : 0;
+	if (!is_pow2(count) || count < slots_needed || stride < wqe_bytes ||
+	    (uint64_t)count * stride > size)
+		return EPROTO;
+	buf = vhca_map_ring(ibctx, offset, size, PROT_READ | PROT_WRITE);
+	if (buf == MAP_FAILED)
+		return errno;
+	wq->buf = buf;
+	wq->size = size;
+	wq->count = count;
+	wq->stride = stride;
+	return 0;
+}
+
+static void vhca_wq_unmap(struct vhca_wq *wq)
+{
+	if (wq->buf)
+		munmap(wq->buf, wq->size);
+	wq->buf = NULL;
+}
+
+/* Bytes of a receive WQE with @max_sge SGEs. */
+static uint64_t vhca_recv_wqe_bytes(uint32_t max_sge)
+{
+	return sizeof(struct vhca_recv_wqe) +
+	       (uint64_t)max_sge * sizeof(struct vhca_sge);
+}
+
+/* ---- QP ---- */
+
+struct vhca_create_qp_resp_all {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct vhca_create_qp_resp drv;
+};
+
+/* Maps both rings of a new QP; @cap holds what the kernel granted. */
+static int vhca_qp_map(struct vhca_qp *qp, const struct ibv_qp_cap *cap,
+		       const struct vhca_create_qp_resp *drv)
+{
+	struct ibv_context *ibctx = qp->vqp.qp.context;
+	struct vhca_db_rec *db;
+	uint64_t send_bytes;
+	int err;
+
+	if (!vhca_recs(ibctx, drv->db_index, &db, &qp->st) ||
+	    drv->max_inline != cap->max_inline_data ||
+	    cap->max_send_sge > UINT8_MAX || cap->max_recv_sge > UINT8_MAX)
+		return EPROTO;
+
+	send_bytes = (uint64_t)cap->max_send_sge * sizeof(struct vhca_sge);
+	if (send_bytes < cap->max_inline_data)
+		send_bytes = cap->max_inline_data;
+	send_bytes += sizeof(struct vhca_send_wqe);
+	err = vhca_wq_map(ibctx, &qp->sq, drv->sq_mmap_offset, drv->sq_size,
+			  drv->sq_count, drv->sq_stride, cap->max_send_wr,
+			  send_bytes);
+	if (err)
+		return err;
+	err = vhca_wq_map(ibctx, &qp->rq, drv->rq_mmap_offset, drv->rq_size,
+			  drv->rq_count, drv->rq_stride,
+			  qp->vqp.qp.srq ? 0 : cap->max_recv_wr,
+			  vhca_recv_wqe_bytes(cap->max_recv_sge));
+	if (err) {
+		vhca_wq_unmap(&qp->sq);
+		return err;
+	}
+
+	qp->max_inline = cap->max_inline_data;
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->sq.db_head = &db->head[0];
+	qp->sq.st_tail = &qp->st->tail[0];
+	qp->rq.max_sge = cap->max_recv_sge;
+	qp->rq.db_head = &db->head[1];
+	qp->rq.st_tail = &qp->st->tail[1];
+	__atomic_store_n(qp->sq.db_head, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(qp->rq.db_head, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * The plain create_qp command; libibverbs copies the kernel's answer
+ * (the real caps) into attr->cap.
+ */
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct vhca_create_qp_resp_all resp = {};
+	struct ibv_create_qp cmd;
+	struct vhca_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_free;
+	err = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_sq_lock;
+
+	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_rq_lock;
+	err = vhca_qp_map(qp, &attr->cap, &resp.drv);
+	if (err)
+		goto err_destroy;
+	qp->sq_sig_all = attr->sq_sig_all;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_rq_lock:
+	pthread_spin_destroy(&qp->rq.lock);
+err_sq_lock:
+	pthread_spin_destroy(&qp->sq.lock);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct ibv_modify_qp cmd;
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int vhca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int vhca_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	vhca_wq_unmap(&qp->rq);
+	vhca_wq_unmap(&qp->sq);
+	pthread_spin_destroy(&qp->rq.lock);
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+	return 0;
+}
+
+/* ---- SRQ ---- */
+
+struct vhca_create_srq_resp_all {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct vhca_create_srq_resp drv;
+};
+
+struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct vhca_create_srq_resp_all resp = {};
+	const struct vhca_status_rec *st;
+	struct ibv_create_srq cmd;
+	struct vhca_db_rec *db;
+	struct vhca_srq *srq;
+	int err;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	err = pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_free;
+
+	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_lock;
+
+	err = EPROTO;
+	if (!vhca_recs(pd->context, resp.drv.db_index, &db, &st) ||
+	    !resp.drv.count || attr->attr.max_sge > UINT8_MAX)
+		goto err_destroy;
+	err = vhca_wq_map(pd->context, &srq->rq, resp.drv.mmap_offset,
+			  resp.drv.size, resp.drv.count, resp.drv.stride,
+			  attr->attr.max_wr,
+			  vhca_recv_wqe_bytes(attr->attr.max_sge));
+	if (err)
+		goto err_destroy;
+	srq->rq.max_sge = attr->attr.max_sge;
+	srq->rq.db_head = &db->head[0];
+	srq->rq.st_tail = &st->tail[0];
+	__atomic_store_n(srq->rq.db_head, 0, __ATOMIC_RELEASE);
+	return &srq->ibv_srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_lock:
+	pthread_spin_destroy(&srq->rq.lock);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+int vhca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int vhca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int vhca_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	int err;
+
+	err = ibv_cmd_destroy_srq(ibsrq);
+	if (err)
+		return err;
+	vhca_wq_unmap(&srq->rq);
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	return 0;
+}
+
+/* ---- AH ---- */
+
+struct vhca_create_ah_resp_all {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct vhca_create_ah_resp drv;
+};
+
+struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct vhca_create_ah_resp_all resp = {};
+	struct vhca_ah *ah;
+	int err;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	err = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+	ah->ah_index = resp.drv.ah_index;
+	return &ah->ibv_ah;
+}
+
+int vhca_destroy_ah(struct ibv_ah *ibah)
+{
+	int err = ibv_cmd_destroy_ah(ibah);
+
+	if (!err)
+		free(to_vah(ibah));
+	return err;
+}
