@@ -116,8 +116,9 @@ static void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 		qp->rq_tail = READ_ONCE(qp->recs.db->head[1]);
 		qp->sq_head = qp->sq_tail;
 		qp->rq_head = qp->rq_tail;
-		/* Published like any consumed WQE. */
+		/* Published like consumed WQEs: the slots are free. */
 		smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+		/* Likewise for the receive queue. */
 		smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
 		break;
 	default:
