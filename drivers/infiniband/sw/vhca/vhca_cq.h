@@ -9,10 +9,16 @@
 
 #include "vhca_ring.h"
 
+/*
+ * A CQ holds ibcq.cqe == ring.count CQEs: with free-running indices every
+ * slot is usable.  The lock covers everything below it, the kernel CQ's
+ * consumer side (poll) included.
+ */
 struct vhca_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;		/* producer side: head, notify, ring */
+	spinlock_t lock;		/* head, tail, notify, error, ring */
 	struct vhca_ring ring;		/* struct vhca_cqe slots */
+	struct ib_qp **qps;		/* kernel CQ: the QP of each slot */
 	struct vhca_recs recs;
 	struct vhca_ucontext *uctx;	/* NULL for a kernel CQ */
 	u32 head;			/* the device's producer index */
@@ -26,9 +32,14 @@ static inline struct vhca_cq *to_vcq(struct ib_cq *ibcq)
 	return container_of(ibcq, struct vhca_cq, ibcq);
 }
 
+/*
+ * An SRQ holds ring.count WQEs (every slot usable).  The lock serializes
+ * the consumer (vhca_srq_take) and, for a kernel SRQ, the producer
+ * (post_srq_recv); a user SRQ's producer index is recs.db->head[0].
+ */
 struct vhca_srq {
 	struct ib_srq ibsrq;
-	spinlock_t lock;		/* consumer side */
+	spinlock_t lock;		/* head, tail, limit, ring */
 	struct vhca_ring ring;		/* struct vhca_recv_wqe slots */
 	struct vhca_recs recs;
 	struct vhca_ucontext *uctx;	/* NULL for a kernel SRQ */

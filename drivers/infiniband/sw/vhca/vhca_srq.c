@@ -1,35 +1,299 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues of vhca. (STUB: to be implemented)
+ * Shared receive queues of vhca.  The producer (post_srq_recv for a kernel
+ * SRQ, the provider for a user SRQ, through its writable mapping of the
+ * ring) writes receive WQEs and publishes its index in the SRQ's doorbell
+ * record (head[0]); the engine takes them with vhca_srq_take and publishes
+ * its consumer index in the status record (tail[0]).  Every slot is
+ * usable: the SRQ holds ring.count WQEs.
  */
+#include <linux/log2.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
 #include "vhca.h"
 
-int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata)
+/* Bytes per WQE slot for max_sge SGEs. */
+static u32 vhca_srq_stride(u32 max_sge)
 {
-	return -EOPNOTSUPP;
+	return roundup_pow_of_two(sizeof(struct vhca_recv_wqe) +
+				  max_sge * sizeof(struct vhca_sge));
 }
 
-int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask, struct ib_udata *udata)
+/* SGEs a slot of stride bytes holds, up to the device limit. */
+static u32 vhca_srq_max_sge(u32 stride)
 {
-	return -EOPNOTSUPP;
+	return min_t(u32, (stride - sizeof(struct vhca_recv_wqe)) /
+			  sizeof(struct vhca_sge), VHCA_MAX_SGE);
+}
+
+static int vhca_srq_check_init(struct ib_device *ibdev,
+			       const struct ib_srq_init_attr *init)
+{
+	const struct ib_srq_attr *attr = &init->attr;
+
+	if (init->srq_type != IB_SRQT_BASIC) {
+		ibdev_dbg(ibdev, "create_srq: unsupported type %d\n",
+			  init->srq_type);
+		return -EOPNOTSUPP;
+	}
+	if (attr->max_wr < 1 || attr->max_wr > VHCA_MAX_SRQ_WR) {
+		ibdev_dbg(ibdev, "create_srq: max_wr %u not in 1..%u\n",
+			  attr->max_wr, VHCA_MAX_SRQ_WR);
+		return -EINVAL;
+	}
+	if (attr->max_sge < 1 || attr->max_sge > VHCA_MAX_SGE) {
+		ibdev_dbg(ibdev, "create_srq: max_sge %u not in 1..%u\n",
+			  attr->max_sge, VHCA_MAX_SGE);
+		return -EINVAL;
+	}
+	if (attr->srq_limit >= attr->max_wr) {
+		ibdev_dbg(ibdev, "create_srq: srq_limit %u not below max_wr %u\n",
+			  attr->srq_limit, attr->max_wr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The limit given at creation is only checked: as the verbs specify, only
+ * modify_srq(IB_SRQ_LIMIT) arms the limit event.
+ */
+int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibsrq->device);
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	struct vhca_create_srq_resp resp = {};
+	u32 count, stride;
+	int err;
+
+	err = vhca_srq_check_init(ibsrq->device, init);
+	if (err)
+		return err;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibsrq->device, "create_srq: unknown request data\n");
+		return -EINVAL;
+	}
+	if (atomic_inc_return(&vdev->n_srq) > VHCA_MAX_SRQ) {
+		ibdev_dbg(ibsrq->device, "create_srq: %u SRQs exist already\n",
+			  VHCA_MAX_SRQ);
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&srq->lock);
+	if (udata)
+		srq->uctx = rdma_udata_to_drv_context(udata,
+						      struct vhca_ucontext, ibuc);
+	count = roundup_pow_of_two(init->attr.max_wr);
+	stride = vhca_srq_stride(init->attr.max_sge);
+	err = vhca_ring_alloc(vdev, srq->uctx, &srq->ring, count, stride, true);
+	if (err)
+		goto err_count;
+	err = vhca_recs_alloc(vdev, srq->uctx, &srq->recs);
+	if (err)
+		goto err_ring;
+	srq->max_sge = vhca_srq_max_sge(stride);
+
+	if (srq->uctx) {
+		resp.mmap_offset = rdma_user_mmap_get_offset(&srq->ring.mmap->rdma);
+		resp.size = srq->ring.size;
+		resp.count = count;
+		resp.stride = stride;
+		resp.db_index = srq->recs.index;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err)
+			goto err_recs;
+	}
+	init->attr.max_wr = count;
+	init->attr.max_sge = srq->max_sge;
+	return 0;
+
+err_recs:
+	vhca_recs_free(vdev, srq->uctx, &srq->recs);
+err_ring:
+	vhca_ring_free(vdev, &srq->ring);
+err_count:
+	atomic_dec(&vdev->n_srq);
+	return err;
+}
+
+/*
+ * IB_SRQ_LIMIT arms the limit event (0 disarms it); the event fires when
+ * a WQE taken leaves fewer WQEs posted than the limit.  Resizing
+ * (IB_SRQ_MAX_WR) is not supported.
+ */
+int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	unsigned long flags;
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
+		ibdev_dbg(ibsrq->device, "modify_srq: unknown mask %#x\n", mask);
+		return -EINVAL;
+	}
+	if (mask & IB_SRQ_MAX_WR) {
+		ibdev_dbg(ibsrq->device, "modify_srq: resizing is not supported\n");
+		return -EOPNOTSUPP;
+	}
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibsrq->device, "modify_srq: unknown request data\n");
+		return -EINVAL;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit >= srq->ring.count) {
+			ibdev_dbg(ibsrq->device,
+				  "modify_srq: srq_limit %u not below max_wr %u\n",
+				  attr->srq_limit, srq->ring.count);
+			return -EINVAL;
+		}
+		spin_lock_irqsave(&srq->lock, flags);
+		srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+	return 0;
 }
 
 int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
-	return -EOPNOTSUPP;
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+
+	attr->max_wr = srq->ring.count;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
 }
 
+/* The core calls this only once no QP uses the SRQ any more. */
 int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	struct vhca_dev *vdev = to_vdev(ibsrq->device);
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+
+	vhca_recs_free(vdev, srq->uctx, &srq->recs);
+	vhca_ring_free(vdev, &srq->ring);
+	atomic_dec(&vdev->n_srq);
+	return 0;
 }
 
-int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr)
+int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
 {
-	return -EOPNOTSUPP;
+	struct vhca_srq *srq = to_vsrq(ibsrq);
+	struct vhca_recv_wqe *wqe;
+	struct vhca_sge *sge;
+	unsigned long flags;
+	int err = 0, i;
+
+	/* A user SRQ is the provider's to post to. */
+	if (srq->uctx) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			ibdev_dbg(ibsrq->device,
+				  "post_srq_recv: num_sge %d above max_sge %u\n",
+				  wr->num_sge, srq->max_sge);
+			err = -EINVAL;
+			break;
+		}
+		if (srq->head - srq->tail >= srq->ring.count) {
+			ibdev_dbg(ibsrq->device, "post_srq_recv: SRQ full\n");
+			err = -ENOMEM;
+			break;
+		}
+		wqe = vhca_ring_slot(&srq->ring, srq->head);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		sge = (struct vhca_sge *)(wqe + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		srq->head++;
+	}
+	/* The WQEs are complete before the engine sees the new index. */
+	smp_store_release(&srq->recs.db->head[0], srq->head);
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
 }
 
-int vhca_srq_take(struct vhca_srq *srq, struct vhca_recv_wqe *wqe, struct vhca_sge *sge)
+static void vhca_srq_limit_event(struct vhca_srq *srq)
 {
-	return -EOPNOTSUPP;
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct ib_event ev = {
+		.device = ibsrq->device,
+		.element.srq = ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (ibsrq->event_handler)
+		ibsrq->event_handler(&ev, ibsrq->srq_context);
+}
+
+/*
+ * The producer index is read once; one that does not fit the ring (a
+ * hostile provider) makes the SRQ look empty.  The WQE is read field by
+ * field, once each, into the caller's copy.
+ */
+int vhca_srq_take(struct vhca_srq *srq, struct vhca_recv_wqe *wqe,
+		  struct vhca_sge *sge)
+{
+	const struct vhca_sge *src;
+	const struct vhca_recv_wqe *slot;
+	bool limit_event = false;
+	unsigned long flags;
+	u32 head, used, i;
+	u8 num_sge;
+	int err = 0;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	/* Pairs with the producer's release: WQEs before head are written. */
+	head = smp_load_acquire(&srq->recs.db->head[0]);
+	used = vhca_ring_used(&srq->ring, head, srq->tail);
+	if (!used || used == U32_MAX) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return -ENOENT;
+	}
+
+	slot = vhca_ring_slot(&srq->ring, srq->tail);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = READ_ONCE(slot->wr_id);
+	num_sge = READ_ONCE(slot->num_sge);
+	if (num_sge > srq->max_sge) {
+		err = -EINVAL;
+	} else {
+		src = (const struct vhca_sge *)(slot + 1);
+		for (i = 0; i < num_sge; i++) {
+			sge[i].addr = READ_ONCE(src[i].addr);
+			sge[i].length = READ_ONCE(src[i].length);
+			sge[i].lkey = READ_ONCE(src[i].lkey);
+		}
+		wqe->num_sge = num_sge;
+	}
+	srq->tail++;
+	/* The slot is read before the producer may reuse it. */
+	smp_store_release(&srq->recs.st->tail[0], srq->tail);
+	if (srq->limit && used - 1 < srq->limit) {
+		srq->limit = 0;
+		limit_event = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	if (limit_event)
+		vhca_srq_limit_event(srq);
+	return err;
 }
