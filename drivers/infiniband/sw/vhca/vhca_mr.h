@@ -5,6 +5,9 @@
 #ifndef VHCA_MR_H
 #define VHCA_MR_H
 
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
 struct vhca_dev;
@@ -19,19 +22,53 @@ static inline struct vhca_pd *to_vpd(struct ib_pd *ibpd)
 }
 
 /*
- * A memory region: user memory pinned by ib_umem, or (DMA MR, umem NULL)
- * all of kernel memory.  Found by key in vdev->mr_xa; lkey and rkey are
- * (index << 8) | key byte, the byte changing on every registration.
+ * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 to
+ * VHCA_MR_INDEX_MAX, never 0, so no key is 0) finds the MR in vdev->mr_xa;
+ * the key byte is taken from vdev->mr_key, which advances on every
+ * registration, so a key of a deregistered MR does not match the next MR
+ * registered at the same index (until 256 registrations later).
+ */
+#define VHCA_MR_INDEX_MAX	(BIT(24) - 1)
+
+static inline u32 vhca_mr_key(u32 index, u8 key_byte)
+{
+	return index << 8 | key_byte;
+}
+
+static inline u32 vhca_mr_key_index(u32 key)
+{
+	return key >> 8;
+}
+
+/* The access bits vhca_mr_check() knows; local read is always granted. */
+#define VHCA_MR_CHECK_ACCESS	(IB_ACCESS_LOCAL_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * A memory region: user memory pinned by ib_umem, or (DMA MR: dma set, umem
+ * NULL) all of kernel memory.  Every field but ref is written before the MR
+ * is published in vdev->mr_xa and never changes after.
+ *
+ * Lifetime: the xarray holds one reference, each engine user one more
+ * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
+ * lookup finds it), drops the xarray's reference, waits for released (the
+ * last engine user gone), unpins the memory and frees the MR after an RCU
+ * grace period, since lookups run under RCU only.
  */
 struct vhca_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	const struct ib_pd *pd;	/* ibmr.pd, which the core sets only later */
 	u64 iova;
 	u64 length;
 	int access;		/* IB_ACCESS_* */
+	bool dma;		/* DMA MR: any kernel virtual address */
 	u32 index;
 	refcount_t ref;		/* the xarray's, plus one per engine user */
 	struct completion released;
+	struct rcu_head rcu;
 };
 
 static inline struct vhca_mr *to_vmr(struct ib_mr *ibmr)
@@ -39,11 +76,25 @@ static inline struct vhca_mr *to_vmr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct vhca_mr, ibmr);
 }
 
+/*
+ * The destination of a UD address handle, immutable.  The core frees the
+ * ib_ah as soon as destroy_ah returns, so the engine uses this separate,
+ * refcounted object instead: ah_xa holds one reference (until destroy_ah),
+ * each engine user one more; the last put drops the source GID reference
+ * held in attr and frees it after an RCU grace period.
+ */
+struct vhca_av {
+	struct rdma_ah_attr attr;	/* holds its own grh.sgid_attr ref */
+	const struct ib_pd *pd;		/* compared only, never dereferenced */
+	refcount_t ref;
+	struct rcu_head rcu;
+};
+
 /* A UD address handle: resolved RoCEv2 destination. Found by index. */
 struct vhca_ah {
 	struct ib_ah ibah;
-	struct rdma_ah_attr attr;
-	u32 index;
+	struct vhca_av *av;
+	u32 index;		/* ah_index of the user's create_ah response */
 };
 
 static inline struct vhca_ah *to_vah(struct ib_ah *ibah)
@@ -60,12 +111,34 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /*
- * For the engine: the MR with this lkey/rkey, referenced (NULL if none),
- * and whether [iova, iova + len) lies inside it with all of access granted
- * within pd.
+ * Registration access flags: 0, -EINVAL for flags unknown to the core and
+ * for the combinations the IB spec forbids (remote write or remote atomic
+ * without local write), -EOPNOTSUPP for what vhca does not implement:
+ * zero-based MRs, memory windows (MW_BIND), on-demand paging and the flush
+ * flags.  HUGETLB (a hint) and the optional range are accepted and ignored.
+ */
+int vhca_mr_check_reg_access(int access);
+
+/*
+ * For the engine, any context: the MR with this lkey/rkey, referenced, or
+ * NULL if there is none (unknown index or stale key byte); release it with
+ * vhca_mr_put().
  */
 struct vhca_mr *vhca_mr_get(struct vhca_dev *vdev, u32 key);
 void vhca_mr_put(struct vhca_mr *mr);
+
+/*
+ * Whether the engine may access [iova, iova + len) through mr for a QP of
+ * pd, needing every bit of access (VHCA_MR_CHECK_ACCESS bits; 0 means local
+ * read).  Checked in this order:
+ *  -EACCES: mr belongs to another PD, or a bit of access is not granted
+ *           (a bit outside VHCA_MR_CHECK_ACCESS is never granted);
+ *  -EINVAL: the range wraps around the end of the u64 space, or (user MR)
+ *           does not lie within [mr->iova, mr->iova + mr->length).
+ * A zero-length range touches no byte: it passes the bounds check wherever
+ * it is (PD and access are still checked).  A DMA MR accepts any range that
+ * does not wrap.
+ */
 int vhca_mr_check(const struct vhca_mr *mr, const struct ib_pd *pd, u64 iova,
 		  u64 len, int access);
 
@@ -73,5 +146,18 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int vhca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int vhca_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/*
+ * For the engine, any context.  vhca_av_get: the destination of the user
+ * AH with this ah_index, only if it belongs to pd (a QP never reaches
+ * another PD's AH), referenced, or NULL.  vhca_av_hold: the destination of
+ * a kernel AH the caller keeps alive (ud_wr(wr)->ah during post_send),
+ * referenced, so it may outlive the AH.  Every reference goes back with
+ * vhca_av_put(), before the device is deallocated.
+ */
+struct vhca_av *vhca_av_get(struct vhca_dev *vdev, u32 index,
+			    const struct ib_pd *pd);
+struct vhca_av *vhca_av_hold(struct ib_ah *ibah);
+void vhca_av_put(struct vhca_av *av);
 
 #endif /* VHCA_MR_H */
