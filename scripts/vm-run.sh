@@ -147,7 +147,7 @@ for attempt in 1 2 3; do
 		if [ $VERBOSE = 1 ]; then tee "$OUT/console.log"; else cat >"$OUT/console.log"; fi
 	qrc=${PIPESTATUS[0]}
 	set -e
-	grep -q '^VHCA-VM: guest script start' "$OUT/console.log" && break
+	grep -q 'VHCA-VM: guest script start' "$OUT/console.log" && break
 	[ $attempt = 3 ] && break
 	cp "$OUT/console.log" "$OUT/console-boot-failure-$attempt.log"
 	log "VM: the kernel died during boot (attempt $attempt); booting again"

@@ -312,11 +312,15 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+#define RECV_WR_ID	0x100	/* receives: RECV_WR_ID + 1 ... */
+#define SEND_WR_ID	0x200	/* sends: SEND_WR_ID + 1 ... */
+
 /*
  * Polls until @n completions arrived or the wait ended; each must be
- * IBV_WC_WR_FLUSH_ERR and its wr_id seen once, from wr_id 1 to @n.
+ * IBV_WC_WR_FLUSH_ERR and its wr_id seen once, from @base + 1 to @base + @n.
  */
-static void expect_flushed(struct ibv_cq *cq, int n, const char *what)
+static void expect_flushed(struct ibv_cq *cq, uint64_t base, int n,
+			   const char *what)
 {
 	double end = now_ms() + FLUSH_WAIT_MS;
 	bool seen[64] = { false };
@@ -331,12 +335,18 @@ static void expect_flushed(struct ibv_cq *cq, int n, const char *what)
 			return;
 		}
 		for (i = 0; i < k; i++) {
-			if (wc[i].status != IBV_WC_WR_FLUSH_ERR ||
-			    !wc[i].wr_id || wc[i].wr_id > (uint64_t)n ||
-			    seen[wc[i].wr_id])
+			uint64_t id = wc[i].wr_id - base;
+
+			if (wc[i].status != IBV_WC_WR_FLUSH_ERR || !id ||
+			    id > (uint64_t)n || seen[id]) {
 				bad++;
-			else
-				seen[wc[i].wr_id] = true;
+				printf("# unexpected completion: wr_id %#llx, "
+				       "status %s\n",
+				       (unsigned long long)wc[i].wr_id,
+				       ibv_wc_status_str(wc[i].status));
+			} else {
+				seen[id] = true;
+			}
 		}
 		got += k;
 	}
@@ -377,7 +387,8 @@ static void test_flush(const struct env *e)
 		rsge[i][1] = (struct ibv_sge){ (uintptr_t)e->buf + i * 1024 +
 					       512, 512, mr->lkey };
 		rwr[i] = (struct ibv_recv_wr){
-			.wr_id = i + 1, .next = i < 3 ? &rwr[i + 1] : NULL,
+			.wr_id = RECV_WR_ID + i + 1,
+			.next = i < 3 ? &rwr[i + 1] : NULL,
 			.sg_list = rsge[i], .num_sge = 2,
 		};
 	}
@@ -385,14 +396,16 @@ static void test_flush(const struct env *e)
 	result(!ret, "flush: post 4 receives of 2 SGEs in ERR", "%s",
 	       strerror(ret));
 	if (!ret)
-		expect_flushed(cq, 4, "flush: the receives complete with "
-			       "WR_FLUSH_ERR");
+		expect_flushed(cq, RECV_WR_ID, 4, "flush: the receives "
+			       "complete with WR_FLUSH_ERR (post_recv kicks "
+			       "in ERR)");
 
 	for (i = 0; i < 3; i++) {
 		ssge[i] = (struct ibv_sge){ (uintptr_t)e->buf + 8192 + i * 64,
 					    64, mr->lkey };
 		swr[i] = (struct ibv_send_wr){
-			.wr_id = i + 1, .next = i < 2 ? &swr[i + 1] : NULL,
+			.wr_id = SEND_WR_ID + i + 1,
+			.next = i < 2 ? &swr[i + 1] : NULL,
 			.sg_list = &ssge[i], .num_sge = 1,
 			.opcode = i == 1 ? IBV_WR_RDMA_WRITE : IBV_WR_SEND,
 			.send_flags = IBV_SEND_SIGNALED,
@@ -402,8 +415,8 @@ static void test_flush(const struct env *e)
 	ret = ibv_post_send(qp, swr, &sbad);
 	result(!ret, "flush: post 3 sends in ERR", "%s", strerror(ret));
 	if (!ret)
-		expect_flushed(cq, 3, "flush: the sends complete with "
-			       "WR_FLUSH_ERR");
+		expect_flushed(cq, SEND_WR_ID, 3, "flush: the sends complete "
+			       "with WR_FLUSH_ERR");
 out:
 	if (qp)
 		ibv_destroy_qp(qp);
@@ -450,7 +463,8 @@ static void test_refusals(const struct env *e)
 		ibv_destroy_cq(cq);
 	errno = 0;
 	cq = ibv_create_cq(e->ctx, e->dev.max_cqe + 1, NULL, NULL, 0);
-	expect_null(cq, errno, EINVAL, "refused: CQ with cqe > max_cqe: EINVAL");
+	expect_null(cq, errno, EINVAL,
+		    "refused: CQ with cqe > max_cqe: EINVAL");
 	if (cq)
 		ibv_destroy_cq(cq);
 
@@ -484,7 +498,7 @@ static void test_refusals(const struct env *e)
 	errno = 0;
 	mr = ibv_reg_mr(pd, e->buf, BUF_SIZE, IBV_ACCESS_REMOTE_WRITE);
 	expect_null(mr, errno, EINVAL,
-		    "refused: MR with REMOTE_WRITE without LOCAL_WRITE: EINVAL");
+		    "refused: MR with REMOTE_WRITE, no LOCAL_WRITE: EINVAL");
 	if (mr)
 		ibv_dereg_mr(mr);
 

@@ -695,8 +695,8 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 #define NEED(s) do { if (req_len < sizeof(struct s)) goto bad; } while (0)
 	switch (cmd) {
 	case IB_USER_VERBS_CMD_GET_CONTEXT:
-		return fake_get_context(req_len + sizeof(struct ib_uverbs_cmd_hdr),
-					resp, out_len);
+		return fake_get_context(sizeof(struct ib_uverbs_cmd_hdr) +
+					req_len, resp, out_len);
 	case IB_USER_VERBS_CMD_QUERY_DEVICE:
 		fk.query_device++;
 		if (out_len < sizeof(struct ib_uverbs_query_device_resp))
@@ -1577,8 +1577,8 @@ static void test_post_send(struct objs *o)
 {
 	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
 	struct ibv_sge sge[4] = {
-		{ 0x1000, 11, 0x21 }, { 0x2000, 22, 0x22 }, { 0x3000, 33, 0x23 },
-		{ 0x4000, 44, 0x24 },
+		{ 0x1000, 11, 0x21 }, { 0x2000, 22, 0x22 },
+		{ 0x3000, 33, 0x23 }, { 0x4000, 44, 0x24 },
 	};
 	char data[100];
 	struct ibv_sge inl[2] = {
@@ -1701,7 +1701,8 @@ static void test_poll_cq(struct objs *o)
 {
 	struct vhca_cqe c1 = {
 		.wr_id = 0x1122334455667788ULL, .status = IBV_WC_SUCCESS,
-		.opcode = IBV_WC_RECV, .flags = VHCA_CQE_WITH_IMM | VHCA_CQE_GRH,
+		.opcode = IBV_WC_RECV,
+		.flags = VHCA_CQE_WITH_IMM | VHCA_CQE_GRH,
 		.sl = 5, .qp_num = o->fqp->qpn, .byte_len = 4000,
 		.imm_data = htobe32(0xdeadbeef), .src_qp = 0x333,
 		.pkey_index = 7,

@@ -225,8 +225,9 @@ static void check_cmds(void)
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		snprintf(name, sizeof(name),
 			 "sizeof %s = header + kernel request", cmds[i].name);
-		snprintf(why, sizeof(why), "%zu bytes, expected %zu, core at %zu",
-			 cmds[i].size, cmds[i].expected, cmds[i].core_offset);
+		snprintf(why, sizeof(why),
+			 "%zu bytes, expected %zu, core at %zu", cmds[i].size,
+			 cmds[i].expected, cmds[i].core_offset);
 		report(cmds[i].size == cmds[i].expected &&
 		       cmds[i].core_offset == cmds[i].hdr_size, name, why);
 	}

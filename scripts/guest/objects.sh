@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: verbs objects.  vhca_objects creates, modifies and destroys every
+# object type in a loop and checks the errnos of bad arguments; then the
+# kernel's view: rdma resource and rdma statistic, the MAD layer's GSI QP,
+# and coherent memory back to where it started (no growth over the cycles).
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+OBJ=$VHCA_TOP/build/tests/vhca_objects
+CYCLES=${VHCA_OBJECT_CYCLES:-2000}
+T=/tmp/objects-test
+mkdir -p $T
+
+# debugfs N FIELD: a line of /sys/kernel/debug/vhca/vhca.N/coherent.
+coherent() {
+	sed -n "s/^$2 //p" /sys/kernel/debug/vhca/vhca.$1/coherent
+}
+
+gididx() {
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$2" | tr . ' '))
+	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/${f##*/})" = "RoCE v2" ] &&
+			{ echo "${f##*/}"; return; }
+	done
+}
+
+check "insmod vhca.ko" load_vhca
+ip link add veth0 type veth peer name veth1
+ip addr add 10.0.0.1/24 dev veth0
+ip addr add 10.0.0.2/24 dev veth1
+ip link set veth0 up
+ip link set veth1 up
+for i in all default veth0 veth1; do
+	sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0
+done
+check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
+check "the MAD layer attached: no port open failure" sh -c '! dmesg | grep -q "vhca0: Couldn.t"'
+check "rdma resource lists the GSI QP of vhca0" sh -c \
+	'rdma resource show qp link vhca0/1 | grep -q "lqpn 1 .*type GSI"'
+wait_for 10 test -n "$(gididx vhca0 10.0.0.1)"
+G=$(gididx vhca0 10.0.0.1)
+check "vhca0 has a RoCE v2 GID for 10.0.0.1 ($G)" test -n "$G"
+
+out0=$(coherent 0 outstanding)
+bytes0=$(coherent 0 outstanding_bytes)
+echo "coherent before: $out0 buffers, $bytes0 bytes"
+$OBJ vhca0 "$G" "$CYCLES" >$T/objects 2>&1
+rc=$?
+while IFS= read -r l; do
+	case "$l" in
+	PASS:*) pass "objects: ${l#PASS: }" ;;
+	FAIL:*) fail "objects: ${l#FAIL: }" ;;
+	*) echo "$l" ;;
+	esac
+done <$T/objects
+check "vhca_objects exits 0" test $rc = 0
+echo "coherent after: $(coherent 0 outstanding) buffers, $(coherent 0 outstanding_bytes) bytes"
+check "coherent buffers back to the count before ($out0)" test "$(coherent 0 outstanding)" = "$out0"
+check "coherent bytes back to the count before ($bytes0)" test "$(coherent 0 outstanding_bytes)" = "$bytes0"
+check "no refused coherent free" test "$(coherent 0 bad_frees)" = 0
+cat /sys/kernel/debug/vhca/vhca.0/objects
+check "only the MAD layer's objects are left" sh -c \
+	'grep -q "^qp 1$" /sys/kernel/debug/vhca/vhca.0/objects && grep -q "^mr 1$" /sys/kernel/debug/vhca/vhca.0/objects'
+
+check "rdma statistic shows vhca0's counters" sh -c \
+	'rdma statistic show link vhca0/1 | grep -q doorbell_syscalls'
+rdma statistic show link vhca0/1
+
+check "rdma link delete vhca0" rdma link delete vhca0
+check "rmmod vhca" rmmod vhca
+check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+ip link del veth0
+finish
