@@ -177,7 +177,7 @@ else
 fi
 
 # ---- 3. integration in the VM: stock kernel, then the debug kernel
-GUESTS="scripts/guest/link.sh scripts/guest/device.sh"
+GUESTS="scripts/guest/link.sh scripts/guest/device.sh scripts/guest/objects.sh"
 for g in $GUESTS; do
 	guest stock "$g"
 done
