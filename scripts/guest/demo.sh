@@ -10,11 +10,7 @@ show() {
 }
 
 check "insmod vhca.ko" load_vhca
-ip link add veth0 type veth peer name veth1
-ip addr add 10.0.0.1/24 dev veth0
-ip addr add 10.0.0.2/24 dev veth1
-ip link set veth0 up
-ip link set veth1 up
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
 show rdma link add vhca0 type vhca netdev veth0
 show rdma link add vhca1 type vhca netdev veth1
 show rdma link show

@@ -26,14 +26,6 @@ devinfo_is() {
 	grep -Eq "^[[:space:]]*$1:[[:space:]]+$2\$" $T/devinfo
 }
 
-has_gid() {
-	for f in "$IB/$1"/ports/1/gids/*; do
-		[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-		[ "$(cat "$IB/$1/ports/1/gid_attrs/types/${f##*/}")" = "RoCE v2" ] && return 0
-	done
-	return 1
-}
-
 no_gid() {
 	! has_gid "$@"
 }
@@ -44,11 +36,7 @@ wait_line() {
 }
 
 check "insmod vhca.ko" load_vhca
-ip link add veth0 type veth peer name veth1
-ip addr add 10.0.0.1/24 dev veth0
-ip addr add 10.0.0.2/24 dev veth1
-ip link set veth0 up
-ip link set veth1 up
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
 check "rdma link add vhca0, vhca1" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
 # uverbs_of DEV: the uverbs class device of an ib device.
@@ -117,13 +105,7 @@ check "ibv_asyncwatch sees IBV_EVENT_PORT_ACTIVE" wait_line $T/async "IBV_EVENT_
 
 # ---- the mmap rules of a context's pages
 $CTX mmap vhca1 >$T/mmap 2>&1
-while IFS= read -r l; do
-	case "$l" in
-	PASS:*) pass "mmap: ${l#PASS: }" ;;
-	FAIL:*) fail "mmap: ${l#FAIL: }" ;;
-	*) echo "$l" ;;
-	esac
-done <$T/mmap
+relay mmap $T/mmap
 
 # ---- contexts held across rdma link delete
 $CTX fatal vhca0 >$T/fatal 2>&1 &
@@ -136,14 +118,8 @@ check "rdma link delete vhca0 with open contexts" rdma link delete vhca0
 check "ibv_asyncwatch sees IBV_EVENT_DEVICE_FATAL" wait_line $T/async "IBV_EVENT_DEVICE_FATAL"
 check "the libibverbs holder exits cleanly" wait $F1
 check "the raw holder exits cleanly" wait $F2
-for f in $T/fatal $T/fatal-raw; do
-	while IFS= read -r l; do
-		case "$l" in
-		PASS:*) pass "${f##*/}: ${l#PASS: }" ;;
-		FAIL:*) fail "${f##*/}: ${l#FAIL: }" ;;
-		esac
-	done <$f
-done
+relay fatal $T/fatal
+relay fatal-raw $T/fatal-raw
 wait_for 10 sh -c "! kill -0 $AW 2>/dev/null"
 kill $AW 2>/dev/null
 check "vhca0 is gone" test ! -e $IB/vhca0

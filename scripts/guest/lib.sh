@@ -60,6 +60,45 @@ dmesg_has() {
 	dmesg | tail -n +$((_mark + 1)) | grep -Eq "$1"
 }
 
+# has_gid DEV GID: port 1's GID table holds GID as a RoCE v2 entry.
+has_gid() {
+	for _f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		[ "$(cat "$_f" 2>/dev/null)" = "$2" ] || continue
+		[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/${_f##*/})" = "RoCE v2" ] &&
+			return 0
+	done
+	return 1
+}
+
+# gid_index DEV IPV4: the index of the RoCE v2 GID of an IPv4 address.
+gid_index() {
+	_want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$2" | tr . ' '))
+	for _f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		[ "$(cat "$_f" 2>/dev/null)" = "$_want" ] || continue
+		[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/${_f##*/})" = "RoCE v2" ] &&
+			{ echo "${_f##*/}"; return 0; }
+	done
+	return 1
+}
+
+# veth_pair A B IPV4_A IPV4_B: a veth pair, addressed (/24) and up.
+veth_pair() {
+	ip link add "$1" type veth peer name "$2" &&
+		ip addr add "$3/24" dev "$1" && ip addr add "$4/24" dev "$2" &&
+		ip link set "$1" up && ip link set "$2" up
+}
+
+# relay PREFIX FILE: count the PASS/FAIL lines a test program wrote.
+relay() {
+	while IFS= read -r _l; do
+		case "$_l" in
+		PASS:*) pass "$1: ${_l#PASS: }" ;;
+		FAIL:*) fail "$1: ${_l#FAIL: }" ;;
+		*) echo "$_l" ;;
+		esac
+	done <"$2"
+}
+
 finish() {
 	echo "GUEST-SUMMARY: $NPASS passed, $NFAIL failed"
 	[ $NFAIL = 0 ]

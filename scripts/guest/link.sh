@@ -26,21 +26,6 @@ guid_of() {
 	printf '%02x%s:%sff:fe%s:%s%s\n' $((0x$1 ^ 2)) "$2" "$3" "$4" "$5" "$6"
 }
 
-# has_gid DEV GID: the port's GID table holds GID as a RoCE v2 entry.
-has_gid() {
-	for f in "$IB/$1"/ports/1/gids/*; do
-		[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-		[ "$(cat "$IB/$1/ports/1/gid_attrs/types/${f##*/}")" = "RoCE v2" ] && return 0
-	done
-	return 1
-}
-
-veth_pair() {
-	ip link add "$1" type veth peer name "$2" &&
-		ip addr add "$3/24" dev "$1" && ip addr add "$4/24" dev "$2" &&
-		ip link set "$1" up && ip link set "$2" up
-}
-
 check "insmod vhca.ko (with its dependencies)" load_vhca
 
 # ---- two ports on a veth pair in this namespace

@@ -17,21 +17,8 @@ coherent() {
 	sed -n "s/^$2 //p" /sys/kernel/debug/vhca/vhca.$1/coherent
 }
 
-gididx() {
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$2" | tr . ' '))
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
-		[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/${f##*/})" = "RoCE v2" ] &&
-			{ echo "${f##*/}"; return; }
-	done
-}
-
 check "insmod vhca.ko" load_vhca
-ip link add veth0 type veth peer name veth1
-ip addr add 10.0.0.1/24 dev veth0
-ip addr add 10.0.0.2/24 dev veth1
-ip link set veth0 up
-ip link set veth1 up
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
 for i in all default veth0 veth1; do
 	sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0
 done
@@ -39,8 +26,8 @@ check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
 check "the MAD layer attached: no port open failure" sh -c '! dmesg | grep -q "vhca0: Couldn.t"'
 check "rdma resource lists the GSI QP of vhca0" sh -c \
 	'rdma resource show qp link vhca0/1 | grep -q "lqpn 1 .*type GSI"'
-wait_for 10 test -n "$(gididx vhca0 10.0.0.1)"
-G=$(gididx vhca0 10.0.0.1)
+wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
+G=$(gid_index vhca0 10.0.0.1)
 check "vhca0 has a RoCE v2 GID for 10.0.0.1 ($G)" test -n "$G"
 
 out0=$(coherent 0 outstanding)
@@ -48,13 +35,7 @@ bytes0=$(coherent 0 outstanding_bytes)
 echo "coherent before: $out0 buffers, $bytes0 bytes"
 $OBJ vhca0 "$G" "$CYCLES" >$T/objects 2>&1
 rc=$?
-while IFS= read -r l; do
-	case "$l" in
-	PASS:*) pass "objects: ${l#PASS: }" ;;
-	FAIL:*) fail "objects: ${l#FAIL: }" ;;
-	*) echo "$l" ;;
-	esac
-done <$T/objects
+relay objects $T/objects
 check "vhca_objects exits 0" test $rc = 0
 echo "coherent after: $(coherent 0 outstanding) buffers, $(coherent 0 outstanding_bytes) bytes"
 check "coherent buffers back to the count before ($out0)" test "$(coherent 0 outstanding)" = "$out0"

@@ -15,6 +15,7 @@
  * of failures (at most 255).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -428,6 +429,120 @@ out:
 		ibv_dealloc_pd(pd);
 }
 
+/* ---- completion events and CQ overflow ---- */
+
+/* Waits up to FLUSH_WAIT_MS for fd to become readable. */
+static bool readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, FLUSH_WAIT_MS) == 1;
+}
+
+/* An RC QP on cq, moved to ERR: anything posted to it now is flushed. */
+static struct ibv_qp *error_qp(const struct env *e, struct ibv_pd *pd,
+			       struct ibv_cq *cq)
+{
+	struct ibv_qp *qp = new_qp(pd, cq, IBV_QPT_RC, NULL);
+	int ret = qp ? to_init(qp) : errno;
+
+	ret = ret ? ret : to_rtr(e, qp);
+	ret = ret ? ret : to_rts(qp);
+	ret = ret ? ret : to_state(qp, IBV_QPS_ERR);
+	if (ret && qp) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+static int post_recvs(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, int n)
+{
+	struct ibv_recv_wr wr[8], *bad;
+	struct ibv_sge sge[8];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){ (uintptr_t)buf + i * 64, 64,
+					   mr->lkey };
+		wr[i] = (struct ibv_recv_wr){ .wr_id = i + 1, .sg_list = &sge[i],
+					      .num_sge = 1,
+					      .next = i + 1 < n ? &wr[i + 1] :
+								  NULL };
+	}
+	return ibv_post_recv(qp, wr, &bad);
+}
+
+static void test_cq_events(const struct env *e)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(e->ctx);
+	struct ibv_pd *pd = ibv_alloc_pd(e->ctx);
+	struct ibv_cq *cq = NULL, *small = NULL, *evcq = NULL;
+	struct ibv_qp *qp = NULL, *qp2 = NULL;
+	struct ibv_async_event aev;
+	struct ibv_mr *mr = NULL;
+	struct ibv_wc wc;
+	void *cq_ctx;
+	bool got;
+
+	if (pd)
+		mr = ibv_reg_mr(pd, e->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	if (mr && ch)
+		cq = ibv_create_cq(e->ctx, 16, NULL, ch, 0);
+	if (cq)
+		qp = error_qp(e, pd, cq);
+	result(qp && !ibv_req_notify_cq(cq, 0),
+	       "events: CQ on a completion channel, armed", "%s",
+	       strerror(errno));
+	if (!qp)
+		goto out;
+	result(!post_recvs(qp, mr, e->buf, 1) && readable(ch->fd) &&
+	       !ibv_get_cq_event(ch, &evcq, &cq_ctx) && evcq == cq,
+	       "events: a completion raises an event on the channel", "%s",
+	       strerror(errno));
+	if (evcq)
+		ibv_ack_cq_events(evcq, 1);
+	result(ibv_poll_cq(cq, 1, &wc) == 1 &&
+	       wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 1,
+	       "events: ... and the CQE is there", "status %d",
+	       (int)wc.status);
+
+	/* Four completions into a CQ of one entry: overflow, CQ_ERR. */
+	small = ibv_create_cq(e->ctx, 1, NULL, NULL, 0);
+	if (small)
+		qp2 = error_qp(e, pd, small);
+	result(small && small->cqe == 1 && qp2,
+	       "overflow: a QP on a CQ of 1 entry, in ERR", "%s",
+	       strerror(errno));
+	if (!qp2)
+		goto out;
+	post_recvs(qp2, mr, e->buf, 4);
+	got = false;
+	while (!got && readable(e->ctx->async_fd) &&
+	       !ibv_get_async_event(e->ctx, &aev)) {
+		got = aev.event_type == IBV_EVENT_CQ_ERR &&
+		      aev.element.cq == small;
+		ibv_ack_async_event(&aev);
+	}
+	result(got, "overflow: IBV_EVENT_CQ_ERR reaches the process", "%s",
+	       "no such event");
+out:
+	if (qp2)
+		ibv_destroy_qp(qp2);
+	if (small)
+		ibv_destroy_cq(small);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ch)
+		ibv_destroy_comp_channel(ch);
+}
+
 /* ---- refusals ---- */
 
 static void expect_null(const void *obj, int err, int want, const char *what)
@@ -610,6 +725,7 @@ int main(int argc, char **argv)
 	if (!failures) {
 		test_cycles(&e, cycles);
 		test_flush(&e);
+		test_cq_events(&e);
 		test_refusals(&e);
 	}
 	free(e.buf);

@@ -151,6 +151,27 @@ void vhca_mr_put(struct vhca_mr *mr)
 		complete(&mr->released);
 }
 
+/* Give a filled-in MR its keys and make it findable; frees it on failure. */
+static struct ib_mr *vhca_mr_register(struct vhca_dev *vdev,
+				      struct vhca_mr *mr)
+{
+	int err;
+
+	err = vhca_mr_alloc_key(vdev, mr);
+	if (err)
+		goto err_free;
+	err = vhca_mr_publish(vdev, mr);
+	if (err)
+		goto err_key;
+	return &mr->ibmr;
+
+err_key:
+	xa_erase(&vdev->mr_xa, mr->index);
+err_free:
+	vhca_mr_free(vdev, mr);
+	return ERR_PTR(err);
+}
+
 /* No new lookup finds mr after this; returns when the last user is gone. */
 static void vhca_mr_unpublish(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
@@ -175,20 +196,7 @@ struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->dma = true;
-
-	err = vhca_mr_alloc_key(vdev, mr);
-	if (err)
-		goto err_free;
-	err = vhca_mr_publish(vdev, mr);
-	if (err)
-		goto err_key;
-	return &mr->ibmr;
-
-err_key:
-	xa_erase(&vdev->mr_xa, mr->index);
-err_free:
-	vhca_mr_free(vdev, mr);
-	return ERR_PTR(err);
+	return vhca_mr_register(vdev, mr);
 }
 
 struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -230,22 +238,10 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		ibdev_dbg(&vdev->ibdev, "reg_mr: cannot pin %#llx+%llu: %d\n",
 			  start, length, err);
 		mr->umem = NULL;
-		goto err_free;
+		vhca_mr_free(vdev, mr);
+		return ERR_PTR(err);
 	}
-
-	err = vhca_mr_alloc_key(vdev, mr);
-	if (err)
-		goto err_free;
-	err = vhca_mr_publish(vdev, mr);
-	if (err)
-		goto err_key;
-	return &mr->ibmr;
-
-err_key:
-	xa_erase(&vdev->mr_xa, mr->index);
-err_free:
-	vhca_mr_free(vdev, mr);
-	return ERR_PTR(err);
+	return vhca_mr_register(vdev, mr);
 }
 
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
