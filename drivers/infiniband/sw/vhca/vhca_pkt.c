@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RoCEv2 packet layer: opcode table, header builder and parser, ICRC and
+ * segmentation.  See vhca_pkt.h.
+ */
+#include <linux/crc32.h>
+#include <linux/errno.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/udp.h>
+#include <linux/unaligned.h>
+
+#include "vhca_pkt.h"
+
+#define BTH_LEN		sizeof(struct vhca_bth)
+#define RETH_LEN	sizeof(struct vhca_reth)
+#define AETH_LEN	sizeof(struct vhca_aeth)
+#define IMMDT_LEN	sizeof(struct vhca_immdt)
+#define DETH_LEN	sizeof(struct vhca_deth)
+
+#define OP(op, f, len) \
+	[VHCA_OP_##op] = { .flags = (f), .hdr_len = BTH_LEN + (len) }
+
+static const struct vhca_pkt_opinfo vhca_opinfo[] = {
+	OP(RC_SEND_FIRST, VHCA_PKT_PAYLOAD | VHCA_PKT_FIRST, 0),
+	OP(RC_SEND_MIDDLE, VHCA_PKT_PAYLOAD | VHCA_PKT_MIDDLE, 0),
+	OP(RC_SEND_LAST, VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, 0),
+	OP(RC_SEND_LAST_WITH_IMM,
+	   VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, IMMDT_LEN),
+	OP(RC_SEND_ONLY, VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, 0),
+	OP(RC_SEND_ONLY_WITH_IMM,
+	   VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, IMMDT_LEN),
+	OP(RC_RDMA_WRITE_FIRST,
+	   VHCA_PKT_RETH | VHCA_PKT_PAYLOAD | VHCA_PKT_FIRST, RETH_LEN),
+	OP(RC_RDMA_WRITE_MIDDLE, VHCA_PKT_PAYLOAD | VHCA_PKT_MIDDLE, 0),
+	OP(RC_RDMA_WRITE_LAST, VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, 0),
+	OP(RC_RDMA_WRITE_LAST_WITH_IMM,
+	   VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, IMMDT_LEN),
+	OP(RC_RDMA_WRITE_ONLY,
+	   VHCA_PKT_RETH | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, RETH_LEN),
+	OP(RC_RDMA_WRITE_ONLY_WITH_IMM,
+	   VHCA_PKT_RETH | VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY,
+	   RETH_LEN + IMMDT_LEN),
+	OP(RC_RDMA_READ_REQUEST, VHCA_PKT_RETH | VHCA_PKT_ONLY, RETH_LEN),
+	OP(RC_RDMA_READ_RESPONSE_FIRST,
+	   VHCA_PKT_AETH | VHCA_PKT_PAYLOAD | VHCA_PKT_FIRST, AETH_LEN),
+	OP(RC_RDMA_READ_RESPONSE_MIDDLE, VHCA_PKT_PAYLOAD | VHCA_PKT_MIDDLE, 0),
+	OP(RC_RDMA_READ_RESPONSE_LAST,
+	   VHCA_PKT_AETH | VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, AETH_LEN),
+	OP(RC_RDMA_READ_RESPONSE_ONLY,
+	   VHCA_PKT_AETH | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, AETH_LEN),
+	OP(RC_ACKNOWLEDGE, VHCA_PKT_AETH | VHCA_PKT_ONLY, AETH_LEN),
+	OP(UD_SEND_ONLY, VHCA_PKT_DETH | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY,
+	   DETH_LEN),
+	OP(UD_SEND_ONLY_WITH_IMM,
+	   VHCA_PKT_DETH | VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY,
+	   DETH_LEN + IMMDT_LEN),
+};
+
+#undef OP
+
+const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode)
+{
+	if (opcode >= ARRAY_SIZE(vhca_opinfo) || !vhca_opinfo[opcode].hdr_len)
+		return NULL;
+	return &vhca_opinfo[opcode];
+}
+
+u32 vhca_pkt_npkts(u32 len, u32 mtu)
+{
+	if (!len)
+		return 1;
+	return len / mtu + !!(len % mtu);
+}
+
+u32 vhca_pkt_seg_len(u32 len, u32 mtu, u32 i)
+{
+	u64 off = (u64)i * mtu;
+
+	if (off >= len)
+		return 0;
+	return min_t(u64, len - off, mtu);
+}
+
+int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
+{
+	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(pkt->opcode);
+	struct vhca_bth *bth = buf;
+	u8 *p = buf + BTH_LEN;
+
+	if (!oi || size < oi->hdr_len)
+		return -EINVAL;
+	if (pkt->dqpn & ~VHCA_PKT_QPN_MASK || pkt->psn & ~VHCA_PSN_MASK ||
+	    pkt->aeth_msn & ~VHCA_PSN_MASK ||
+	    pkt->deth_sqpn & ~VHCA_PKT_QPN_MASK)
+		return -EINVAL;
+	if (pkt->paylen && !(oi->flags & VHCA_PKT_PAYLOAD))
+		return -EINVAL;
+
+	bth->opcode = pkt->opcode;
+	bth->flags = (pkt->se ? VHCA_BTH_SE : 0) |
+		     (pkt->mig ? VHCA_BTH_MIG : 0) |
+		     vhca_pkt_pad(pkt->paylen) << VHCA_BTH_PAD_SHIFT;
+	bth->pkey = cpu_to_be16(VHCA_PKT_PKEY);
+	bth->qpn = cpu_to_be32(pkt->dqpn);
+	bth->apsn = cpu_to_be32((pkt->ackreq ? VHCA_BTH_ACKREQ : 0) | pkt->psn);
+
+	if (oi->flags & VHCA_PKT_DETH) {
+		struct vhca_deth *deth = (void *)p;
+
+		deth->qkey = cpu_to_be32(pkt->deth_qkey);
+		deth->sqpn = cpu_to_be32(pkt->deth_sqpn);
+		p += DETH_LEN;
+	}
+	if (oi->flags & VHCA_PKT_RETH) {
+		struct vhca_reth *reth = (void *)p;
+
+		reth->va = cpu_to_be64(pkt->reth_va);
+		reth->rkey = cpu_to_be32(pkt->reth_rkey);
+		reth->len = cpu_to_be32(pkt->reth_len);
+		p += RETH_LEN;
+	}
+	if (oi->flags & VHCA_PKT_AETH) {
+		struct vhca_aeth *aeth = (void *)p;
+
+		aeth->smsn = cpu_to_be32((u32)pkt->aeth_syndrome << 24 |
+					 pkt->aeth_msn);
+		p += AETH_LEN;
+	}
+	if (oi->flags & VHCA_PKT_IMMDT) {
+		struct vhca_immdt *immdt = (void *)p;
+
+		immdt->imm = pkt->imm;
+	}
+	return oi->hdr_len;
+}
+
+int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
+{
+	const struct vhca_pkt_opinfo *oi;
+	const struct vhca_bth *bth = buf;
+	const u8 *p = buf + BTH_LEN;
+	size_t rem;
+	u32 pad;
+
+	if (len < BTH_LEN + VHCA_PKT_ICRC_SIZE)
+		return -EINVAL;
+	oi = vhca_pkt_opinfo(bth->opcode);
+	if (!oi || len < oi->hdr_len + VHCA_PKT_ICRC_SIZE)
+		return -EINVAL;
+	/* TVer 0; a P_Key matching 0xffff (limited or full member). */
+	if (bth->flags & VHCA_BTH_TVER_MASK ||
+	    (be16_to_cpu(bth->pkey) & 0x7fff) != 0x7fff)
+		return -EINVAL;
+	/* QP 0 does not exist on RoCE. */
+	if (!(be32_to_cpu(bth->qpn) & VHCA_PKT_QPN_MASK))
+		return -EINVAL;
+	/* Payload + pad: a multiple of 4, none for header-only opcodes. */
+	rem = len - oi->hdr_len - VHCA_PKT_ICRC_SIZE;
+	pad = (bth->flags & VHCA_BTH_PAD_MASK) >> VHCA_BTH_PAD_SHIFT;
+	if (rem % 4 || pad > rem ||
+	    (rem && !(oi->flags & VHCA_PKT_PAYLOAD)))
+		return -EINVAL;
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = bth->opcode;
+	pkt->se = bth->flags & VHCA_BTH_SE;
+	pkt->mig = bth->flags & VHCA_BTH_MIG;
+	pkt->dqpn = be32_to_cpu(bth->qpn) & VHCA_PKT_QPN_MASK;
+	pkt->ackreq = be32_to_cpu(bth->apsn) & VHCA_BTH_ACKREQ;
+	pkt->psn = be32_to_cpu(bth->apsn) & VHCA_PSN_MASK;
+	pkt->paylen = rem - pad;
+
+	if (oi->flags & VHCA_PKT_DETH) {
+		const struct vhca_deth *deth = (const void *)p;
+
+		pkt->deth_qkey = be32_to_cpu(deth->qkey);
+		pkt->deth_sqpn = be32_to_cpu(deth->sqpn) & VHCA_PKT_QPN_MASK;
+		p += DETH_LEN;
+	}
+	if (oi->flags & VHCA_PKT_RETH) {
+		const struct vhca_reth *reth = (const void *)p;
+
+		pkt->reth_va = be64_to_cpu(reth->va);
+		pkt->reth_rkey = be32_to_cpu(reth->rkey);
+		pkt->reth_len = be32_to_cpu(reth->len);
+		p += RETH_LEN;
+	}
+	if (oi->flags & VHCA_PKT_AETH) {
+		const struct vhca_aeth *aeth = (const void *)p;
+		u32 smsn = be32_to_cpu(aeth->smsn);
+
+		pkt->aeth_syndrome = smsn >> 24;
+		pkt->aeth_msn = smsn & VHCA_PSN_MASK;
+		p += AETH_LEN;
+	}
+	if (oi->flags & VHCA_PKT_IMMDT) {
+		const struct vhca_immdt *immdt = (const void *)p;
+
+		pkt->imm = immdt->imm;
+	}
+	return 0;
+}
+
+/*
+ * CRC-32 (crc32_le) state after eight 0xff bytes from ~0: the masked LRH
+ * the IB ICRC starts with, which RoCEv2 does not send.
+ */
+#define VHCA_ICRC_SEED	0xdebb20e3
+
+/*
+ * CRC-32 over the masked invariant fields: the IP header with its
+ * variant fields (IPv4 TOS, TTL, checksum; IPv6 traffic class, flow label,
+ * hop limit), the UDP header with its checksum and the BTH with byte 4
+ * (F, B, resv6) all ones, then the rest through the pad.
+ */
+static int vhca_pkt_icrc(const void *nh, const void *uh, const void *ib,
+			 size_t len, u32 *icrc)
+{
+	u8 ph[sizeof(struct ipv6hdr) + sizeof(struct udphdr) + BTH_LEN]
+		__aligned(8);
+	const u8 *ip = nh;
+	struct ipv6hdr *ip6;
+	struct udphdr *udp;
+	struct iphdr *ip4;
+	size_t nlen;
+	u32 crc;
+
+	if (len < BTH_LEN + VHCA_PKT_ICRC_SIZE)
+		return -EINVAL;
+
+	switch (ip[0]) {
+	case 0x45:		/* IPv4, 20 bytes */
+		ip4 = (struct iphdr *)ph;
+		nlen = sizeof(*ip4);
+		memcpy(ph, nh, nlen);
+		ip4->tos = 0xff;
+		ip4->ttl = 0xff;
+		ip4->check = (__force __sum16)0xffff;
+		break;
+	case 0x60 ... 0x6f:	/* IPv6 */
+		ip6 = (struct ipv6hdr *)ph;
+		nlen = sizeof(*ip6);
+		memcpy(ph, nh, nlen);
+		ip6->priority = 0xf;
+		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+		ip6->hop_limit = 0xff;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	udp = (struct udphdr *)(ph + nlen);
+	memcpy(udp, uh, sizeof(*udp));
+	udp->check = (__force __sum16)0xffff;
+
+	memcpy(ph + nlen + sizeof(*udp), ib, BTH_LEN);
+	ph[nlen + sizeof(*udp) + offsetof(struct vhca_bth, qpn)] = 0xff;
+
+	crc = crc32_le(VHCA_ICRC_SEED, ph, nlen + sizeof(*udp) + BTH_LEN);
+	crc = crc32_le(crc, ib + BTH_LEN,
+		       len - BTH_LEN - VHCA_PKT_ICRC_SIZE);
+	*icrc = ~crc;
+	return 0;
+}
+
+int vhca_pkt_icrc_set(const void *nh, const void *uh, void *ib, size_t len)
+{
+	u32 icrc;
+	int err;
+
+	err = vhca_pkt_icrc(nh, uh, ib, len, &icrc);
+	if (err)
+		return err;
+	put_unaligned_le32(icrc, ib + len - VHCA_PKT_ICRC_SIZE);
+	return 0;
+}
+
+int vhca_pkt_icrc_check(const void *nh, const void *uh, const void *ib,
+			size_t len)
+{
+	u32 icrc;
+	int err;
+
+	err = vhca_pkt_icrc(nh, uh, ib, len, &icrc);
+	if (err)
+		return err;
+	if (icrc != get_unaligned_le32(ib + len - VHCA_PKT_ICRC_SIZE))
+		return -EBADMSG;
+	return 0;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * RoCEv2 packet layer: the InfiniBand transport headers vhca puts in UDP
+ * datagrams (port 4791), their builder and parser, the ICRC, 24-bit PSN
+ * arithmetic and path-MTU segmentation.  Pure functions on byte buffers:
+ * no device, no skb.
+ *
+ * A packet is the UDP payload: BTH, the extension headers of its opcode,
+ * payload, 0-3 pad bytes (payload + pad is a multiple of 4) and the 4-byte
+ * ICRC.  Header fields are big-endian; the ICRC is stored least significant
+ * byte first (the Ethernet FCS convention rdma_rxe and RoCE NICs use).
+ */
+#ifndef VHCA_PKT_H
+#define VHCA_PKT_H
+
+#include <linux/bitops.h>
+#include <linux/build_bug.h>
+#include <linux/compiler_attributes.h>
+#include <linux/types.h>
+
+#define VHCA_ROCE_UDP_PORT	4791
+#define VHCA_PKT_ICRC_SIZE	4
+#define VHCA_PKT_PKEY		0xffff	/* the one P_Key vhca sends */
+#define VHCA_PKT_QPN_MASK	0xffffffU
+#define VHCA_PSN_MASK		0xffffffU
+
+/* Base Transport Header */
+struct vhca_bth {
+	u8 opcode;
+	u8 flags;		/* SE, M, PadCnt, TVer */
+	__be16 pkey;
+	__be32 qpn;		/* 31-24: F, B, resv6; 23-0: DestQP */
+	__be32 apsn;		/* 31: AckReq; 30-24: resv7; 23-0: PSN */
+} __packed;
+
+#define VHCA_BTH_SE		0x80
+#define VHCA_BTH_MIG		0x40
+#define VHCA_BTH_PAD_SHIFT	4
+#define VHCA_BTH_PAD_MASK	0x30
+#define VHCA_BTH_TVER_MASK	0x0f
+#define VHCA_BTH_ACKREQ		0x80000000U
+
+/* RDMA Extended Transport Header */
+struct vhca_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+/* ACK Extended Transport Header */
+struct vhca_aeth {
+	__be32 smsn;		/* 31-24: syndrome; 23-0: MSN */
+} __packed;
+
+/* Immediate data, opaque */
+struct vhca_immdt {
+	__be32 imm;
+} __packed;
+
+/* Datagram Extended Transport Header (UD) */
+struct vhca_deth {
+	__be32 qkey;
+	__be32 sqpn;		/* 31-24: reserved; 23-0: source QP */
+} __packed;
+
+static_assert(sizeof(struct vhca_bth) == 12);
+static_assert(sizeof(struct vhca_reth) == 16);
+static_assert(sizeof(struct vhca_aeth) == 4);
+static_assert(sizeof(struct vhca_immdt) == 4);
+static_assert(sizeof(struct vhca_deth) == 8);
+
+/* Opcodes: transport base (RC 0x00, UD 0x60) + operation. */
+enum vhca_opcode {
+	VHCA_OP_RC_SEND_FIRST			= 0x00,
+	VHCA_OP_RC_SEND_MIDDLE			= 0x01,
+	VHCA_OP_RC_SEND_LAST			= 0x02,
+	VHCA_OP_RC_SEND_LAST_WITH_IMM		= 0x03,
+	VHCA_OP_RC_SEND_ONLY			= 0x04,
+	VHCA_OP_RC_SEND_ONLY_WITH_IMM		= 0x05,
+	VHCA_OP_RC_RDMA_WRITE_FIRST		= 0x06,
+	VHCA_OP_RC_RDMA_WRITE_MIDDLE		= 0x07,
+	VHCA_OP_RC_RDMA_WRITE_LAST		= 0x08,
+	VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM	= 0x09,
+	VHCA_OP_RC_RDMA_WRITE_ONLY		= 0x0a,
+	VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM	= 0x0b,
+	VHCA_OP_RC_RDMA_READ_REQUEST		= 0x0c,
+	VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST	= 0x0d,
+	VHCA_OP_RC_RDMA_READ_RESPONSE_MIDDLE	= 0x0e,
+	VHCA_OP_RC_RDMA_READ_RESPONSE_LAST	= 0x0f,
+	VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY	= 0x10,
+	VHCA_OP_RC_ACKNOWLEDGE			= 0x11,
+	VHCA_OP_UD_SEND_ONLY			= 0x64,
+	VHCA_OP_UD_SEND_ONLY_WITH_IMM		= 0x65,
+};
+
+/* What follows the BTH of an opcode, and its place in a message. */
+#define VHCA_PKT_RETH		BIT(0)
+#define VHCA_PKT_AETH		BIT(1)
+#define VHCA_PKT_IMMDT		BIT(2)
+#define VHCA_PKT_DETH		BIT(3)
+#define VHCA_PKT_PAYLOAD	BIT(4)	/* may carry payload */
+#define VHCA_PKT_FIRST		BIT(5)
+#define VHCA_PKT_MIDDLE		BIT(6)
+#define VHCA_PKT_LAST		BIT(7)
+#define VHCA_PKT_ONLY		(VHCA_PKT_FIRST | VHCA_PKT_LAST)
+
+struct vhca_pkt_opinfo {
+	u8 flags;		/* VHCA_PKT_* */
+	u8 hdr_len;		/* BTH + extension headers, bytes */
+};
+
+/* NULL for an opcode vhca does not speak. */
+const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode);
+
+/*
+ * AETH syndrome: bit 7 zero, bits 6-5 type, bits 4-0 value (ACK: credit
+ * count; RNR NAK: timer code; NAK: code).
+ */
+#define VHCA_AETH_TYPE_MASK	0x60
+#define VHCA_AETH_VALUE_MASK	0x1f
+#define VHCA_AETH_ACK		0x00
+#define VHCA_AETH_RNR_NAK	0x20
+#define VHCA_AETH_NAK		0x60
+#define VHCA_AETH_CREDIT_INVALID 0x1f	/* no credit count (what rxe sends) */
+
+enum vhca_nak_code {
+	VHCA_NAK_PSN_SEQ_ERR	= 0,
+	VHCA_NAK_INVALID_REQ	= 1,
+	VHCA_NAK_REM_ACCESS_ERR	= 2,
+	VHCA_NAK_REM_OP_ERR	= 3,
+};
+
+static inline u8 vhca_aeth_ack(u8 credit)
+{
+	return VHCA_AETH_ACK | (credit & VHCA_AETH_VALUE_MASK);
+}
+
+static inline u8 vhca_aeth_rnr_nak(u8 timer)
+{
+	return VHCA_AETH_RNR_NAK | (timer & VHCA_AETH_VALUE_MASK);
+}
+
+static inline u8 vhca_aeth_nak(enum vhca_nak_code code)
+{
+	return VHCA_AETH_NAK | code;
+}
+
+/*
+ * 24-bit PSNs.  vhca_psn_diff() is a - b as a signed 24-bit number: a is
+ * after b if it lies in the 2^23 PSNs following b, before b if in the
+ * 2^23 preceding it (b - 2^23 counts as before).
+ */
+static inline u32 vhca_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & VHCA_PSN_MASK;
+}
+
+static inline s32 vhca_psn_diff(u32 a, u32 b)
+{
+	return sign_extend32(a - b, 23);
+}
+
+static inline bool vhca_psn_before(u32 a, u32 b)
+{
+	return vhca_psn_diff(a, b) < 0;
+}
+
+static inline bool vhca_psn_after(u32 a, u32 b)
+{
+	return vhca_psn_diff(a, b) > 0;
+}
+
+/* Pad bytes after a payload of len bytes. */
+static inline u32 vhca_pkt_pad(u32 len)
+{
+	return -len & 3;
+}
+
+/*
+ * Segmentation of a len-byte message at a path MTU of mtu payload bytes
+ * (256..4096): vhca_pkt_npkts() packets (a 0-byte message is one), of
+ * which packet i carries vhca_pkt_seg_len() bytes.
+ */
+u32 vhca_pkt_npkts(u32 len, u32 mtu);
+u32 vhca_pkt_seg_len(u32 len, u32 mtu, u32 i);
+
+/*
+ * A packet's transport fields.  Only the fields of the opcode's extension
+ * headers are used (vhca_pkt_build) or set (vhca_pkt_parse).  TVer is
+ * always 0 and the P_Key 0xffff.
+ */
+struct vhca_pkt {
+	u8 opcode;
+	bool se;		/* solicited event */
+	bool mig;		/* MigReq */
+	bool ackreq;
+	u32 dqpn;
+	u32 psn;
+	u32 paylen;		/* payload bytes, pad excluded */
+	u64 reth_va;
+	u32 reth_rkey;
+	u32 reth_len;
+	u8 aeth_syndrome;
+	u32 aeth_msn;
+	__be32 imm;		/* opaque: kept in wire order */
+	u32 deth_qkey;
+	u32 deth_sqpn;
+};
+
+/*
+ * Write the BTH and extension headers of pkt into buf (size bytes), with
+ * PadCnt for pkt->paylen.  The caller appends payload, vhca_pkt_pad()
+ * zero bytes and the ICRC.  Returns the header length, or -EINVAL.
+ */
+int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt);
+
+/*
+ * Parse a received packet: buf holds len bytes, BTH through ICRC (the UDP
+ * length less 8).  Validates it against everything a peer can get wrong
+ * without knowing our QPs; the payload is at buf +
+ * vhca_pkt_opinfo(pkt->opcode)->hdr_len.  The ICRC is not checked here.
+ * Returns 0 or -EINVAL.
+ */
+int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt);
+
+/*
+ * ICRC of a RoCEv2 packet.  nh: the IPv4 (20 bytes, no options) or IPv6
+ * header as sent; uh: the UDP header; ib: len bytes, BTH through the ICRC
+ * (the last 4 bytes, not covered).  vhca_pkt_icrc_set() writes it,
+ * vhca_pkt_icrc_check() returns 0 if it matches, -EBADMSG if not; both
+ * return -EINVAL for another IP version, IPv4 options or len too short.
+ */
+int vhca_pkt_icrc_set(const void *nh, const void *uh, void *ib, size_t len);
+int vhca_pkt_icrc_check(const void *nh, const void *uh, const void *ib,
+			size_t len);
+
+#endif /* VHCA_PKT_H */
