@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Protection domains and memory regions of vhca: registration pins user
- * memory (ib_umem) and publishes the MR under its key in vdev->mr_xa, where
- * the engine finds it lock-free; deregistration waits for the engine to let
- * go of it.
+ * memory (ib_umem), records its pages for O(1) translation and publishes
+ * the MR under its key in vdev->mr_xa, where the engine finds it lock-free;
+ * deregistration waits for the engine to let go of it.  The engine moves
+ * payload between packets and MRs with the copy helpers at the end.
  */
+#include <linux/highmem.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
@@ -47,27 +50,31 @@ int vhca_mr_check_reg_access(int access)
 	return 0;
 }
 
-int vhca_mr_check(const struct vhca_mr *mr, const struct ib_pd *pd, u64 iova,
-		  u64 len, int access)
+/* The bounds part of vhca_mr_check(). */
+static bool vhca_mr_in_bounds(const struct vhca_mr *mr, u64 iova, u64 len)
 {
 	u64 off;
 
+	if (!len)
+		return true;
+	if (iova + (len - 1) < iova)
+		return false;
+	if (mr->dma)
+		return true;
+	if (iova < mr->iova)
+		return false;
+	off = iova - mr->iova;
+	return off < mr->length && len <= mr->length - off;
+}
+
+int vhca_mr_check(const struct vhca_mr *mr, const struct ib_pd *pd, u64 iova,
+		  u64 len, int access)
+{
 	if (mr->pd != pd)
 		return -EACCES;
 	if (access & ~(mr->access & VHCA_MR_CHECK_ACCESS))
 		return -EACCES;
-	if (!len)
-		return 0;
-	if (iova + (len - 1) < iova)
-		return -EINVAL;
-	if (mr->dma)
-		return 0;
-	if (iova < mr->iova)
-		return -EINVAL;
-	off = iova - mr->iova;
-	if (off >= mr->length || len > mr->length - off)
-		return -EINVAL;
-	return 0;
+	return vhca_mr_in_bounds(mr, iova, len) ? 0 : -EINVAL;
 }
 
 /* A new MR, counted against VHCA_MAX_MR; NULL beyond it or without memory. */
@@ -97,6 +104,7 @@ err_count:
 
 static void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
+	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree_rcu(mr, rcu);
 	atomic_dec(&vdev->n_mr);
@@ -199,6 +207,38 @@ struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access)
 	return vhca_mr_register(vdev, mr);
 }
 
+/*
+ * Record the pinned pages of mr->umem in mr->pages, in order, so that the
+ * engine translates an iova without walking the scatterlist.  With virtual
+ * DMA the scatterlist's pages are the user pages themselves.
+ */
+static int vhca_mr_map_pages(struct vhca_dev *vdev, struct vhca_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	size_t n = ib_umem_num_pages(umem), i = 0;
+	struct sg_page_iter piter;
+
+	/* The length is the user's: fail quietly, as -ENOMEM. */
+	mr->pages = kvcalloc(n, sizeof(*mr->pages), GFP_KERNEL | __GFP_NOWARN);
+	if (!mr->pages) {
+		ibdev_dbg(&vdev->ibdev, "reg_mr: no memory for %zu pages\n", n);
+		return -ENOMEM;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {
+		if (i == n)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (i != n) {
+		ibdev_err(&vdev->ibdev, "reg_mr: umem has %zu pages, not %zu\n",
+			  i, n);
+		return -EFAULT;
+	}
+	mr->npages = n;
+	mr->page_offset = ib_umem_offset(umem);
+	return 0;
+}
+
 struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_udata *udata)
 {
@@ -238,10 +278,16 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		ibdev_dbg(&vdev->ibdev, "reg_mr: cannot pin %#llx+%llu: %d\n",
 			  start, length, err);
 		mr->umem = NULL;
-		vhca_mr_free(vdev, mr);
-		return ERR_PTR(err);
+		goto err_free;
 	}
+	err = vhca_mr_map_pages(vdev, mr);
+	if (err)
+		goto err_free;
 	return vhca_mr_register(vdev, mr);
+
+err_free:
+	vhca_mr_free(vdev, mr);
+	return ERR_PTR(err);
 }
 
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -252,4 +298,176 @@ int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	vhca_mr_unpublish(vdev, mr);
 	vhca_mr_free(vdev, mr);
 	return 0;
+}
+
+/*
+ * The kernel side of a copy: a buffer, or (skb set) an skb's data from
+ * offset off.  off advances with every chunk copied.
+ */
+struct vhca_kbuf {
+	void *buf;
+	struct sk_buff *skb;
+	u32 off;
+};
+
+static int vhca_kbuf_copy(struct vhca_kbuf *kb, void *mem, u32 n,
+			  enum vhca_copy_dir dir)
+{
+	int err = 0;
+
+	if (kb->skb && dir == VHCA_COPY_TO_MR)
+		err = skb_copy_bits(kb->skb, kb->off, mem, n);
+	else if (kb->skb)
+		err = skb_store_bits(kb->skb, kb->off, mem, n);
+	else if (dir == VHCA_COPY_TO_MR)
+		memcpy(mem, kb->buf + kb->off, n);
+	else
+		memcpy(kb->buf + kb->off, mem, n);
+	kb->off += n;
+	return err;
+}
+
+/* Whether skb holds len bytes from off (skb_copy_bits takes ints). */
+static bool vhca_skb_range_ok(const struct sk_buff *skb, u32 off, u32 len)
+{
+	return skb->len <= INT_MAX && len <= skb->len && off <= skb->len - len;
+}
+
+static int vhca_mr_xfer(struct vhca_mr *mr, u64 iova, struct vhca_kbuf *kb,
+			u32 len, enum vhca_copy_dir dir)
+{
+	u64 off;
+	int err;
+
+	if (!len)
+		return 0;
+	if (dir == VHCA_COPY_TO_MR && !(mr->access & IB_ACCESS_LOCAL_WRITE))
+		return -EACCES;
+	if (!vhca_mr_in_bounds(mr, iova, len))
+		return -EINVAL;
+	if (mr->dma)
+		return vhca_kbuf_copy(kb, (void *)(uintptr_t)iova, len, dir);
+
+	off = iova - mr->iova + mr->page_offset;
+	while (len) {
+		struct page *page = mr->pages[off >> PAGE_SHIFT];
+		u32 pg_off = offset_in_page(off);
+		u32 n = min_t(u32, len, PAGE_SIZE - pg_off);
+		void *kaddr = kmap_local_page(page);
+
+		err = vhca_kbuf_copy(kb, kaddr + pg_off, n, dir);
+		/* The CPU wrote a user page: as memcpy_to_page() does. */
+		if (dir == VHCA_COPY_TO_MR)
+			flush_dcache_page(page);
+		kunmap_local(kaddr);
+		if (err)
+			return err;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int vhca_mr_copy(struct vhca_mr *mr, u64 iova, void *buf, u32 len,
+		 enum vhca_copy_dir dir)
+{
+	struct vhca_kbuf kb = { .buf = buf };
+
+	return vhca_mr_xfer(mr, iova, &kb, len, dir);
+}
+
+int vhca_mr_copy_skb(struct vhca_mr *mr, u64 iova, struct sk_buff *skb,
+		     u32 skb_off, u32 len, enum vhca_copy_dir dir)
+{
+	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
+
+	if (!vhca_skb_range_ok(skb, skb_off, len))
+		return -EFAULT;
+	return vhca_mr_xfer(mr, iova, &kb, len, dir);
+}
+
+static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,
+			 const struct vhca_sge *sge, u32 num_sge, u64 offset,
+			 struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir,
+			 int access)
+{
+	u64 total = 0;
+	u32 i;
+	int err;
+
+	for (i = 0; i < num_sge; i++)
+		total += sge[i].length;
+	if (offset > total || len > total - offset) {
+		ibdev_dbg(&vdev->ibdev,
+			  "sge: %u bytes at %llu overflow %u SGEs of %llu bytes\n",
+			  len, offset, num_sge, total);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < num_sge && len; i++) {
+		u64 addr = sge[i].addr;
+		u32 n, slen = sge[i].length, lkey = sge[i].lkey;
+		struct vhca_mr *mr;
+
+		if (offset >= slen) {
+			offset -= slen;
+			continue;
+		}
+		n = min_t(u64, slen - offset, len);
+		if (addr + offset < addr) {
+			ibdev_dbg(&vdev->ibdev, "sge %u: %#llx wraps\n", i, addr);
+			return -EACCES;
+		}
+		addr += offset;
+		mr = vhca_mr_get(vdev, lkey);
+		if (!mr) {
+			ibdev_dbg(&vdev->ibdev, "sge %u: no MR for lkey %#x\n",
+				  i, lkey);
+			return -EACCES;
+		}
+		err = vhca_mr_check(mr, pd, addr, n, access);
+		if (err) {
+			vhca_mr_put(mr);
+			ibdev_dbg(&vdev->ibdev,
+				  "sge %u: lkey %#x refuses %#llx+%u access %#x: %d\n",
+				  i, lkey, addr, n, access, err);
+			return -EACCES;
+		}
+		err = vhca_mr_xfer(mr, addr, kb, n, dir);
+		vhca_mr_put(mr);
+		if (err) {
+			ibdev_dbg(&vdev->ibdev, "sge %u: copy failed: %d\n",
+				  i, err);
+			return err;
+		}
+		offset = 0;
+		len -= n;
+	}
+	return len ? -EINVAL : 0;
+}
+
+int vhca_sge_copy(struct vhca_dev *vdev, const struct ib_pd *pd,
+		  const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		  void *buf, u32 len, enum vhca_copy_dir dir, int access)
+{
+	struct vhca_kbuf kb = { .buf = buf };
+
+	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
+			     access);
+}
+
+int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
+		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		      struct sk_buff *skb, u32 skb_off, u32 len,
+		      enum vhca_copy_dir dir, int access)
+{
+	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
+
+	if (!vhca_skb_range_ok(skb, skb_off, len)) {
+		ibdev_dbg(&vdev->ibdev, "sge: skb of %u bytes has no %u at %u\n",
+			  skb->len, len, skb_off);
+		return -EFAULT;
+	}
+	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
+			     access);
 }

@@ -9,7 +9,9 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/vhca-abi.h>
 
+struct sk_buff;
 struct vhca_dev;
 
 struct vhca_pd {
@@ -51,6 +53,11 @@ static inline u32 vhca_mr_key_index(u32 key)
  * NULL) all of kernel memory.  Every field but ref is written before the MR
  * is published in vdev->mr_xa and never changes after.
  *
+ * A user MR translates an iova in O(1): byte iova of the MR is byte
+ * (iova - mr->iova) + page_offset of the concatenation of pages[], which
+ * holds the npages pinned pages of the umem in order.  A DMA MR's iova is a
+ * kernel virtual address (virtual DMA).
+ *
  * Lifetime: the xarray holds one reference, each engine user one more
  * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
  * lookup finds it), drops the xarray's reference, waits for released (the
@@ -60,6 +67,9 @@ static inline u32 vhca_mr_key_index(u32 key)
 struct vhca_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	struct page **pages;	/* user MR: the umem's pages, kvcalloc'ed */
+	size_t npages;
+	unsigned int page_offset;	/* of the MR's first byte in pages[0] */
 	const struct ib_pd *pd;	/* ibmr.pd, which the core sets only later */
 	u64 iova;
 	u64 length;
@@ -141,6 +151,55 @@ void vhca_mr_put(struct vhca_mr *mr);
  */
 int vhca_mr_check(const struct vhca_mr *mr, const struct ib_pd *pd, u64 iova,
 		  u64 len, int access);
+
+/* Direction of a copy between kernel memory and memory regions. */
+enum vhca_copy_dir {
+	VHCA_COPY_TO_MR,	/* kernel buffer or skb -> MR */
+	VHCA_COPY_FROM_MR,	/* MR -> kernel buffer or skb */
+};
+
+/*
+ * For the engine, any context (no sleeping): copy len bytes between buf
+ * and [iova, iova + len) of mr.  PD and access are the caller's to check
+ * with vhca_mr_check(); this only refuses to touch memory the MR does not
+ * grant, whatever it is called with: -EINVAL if the range is out of the
+ * MR's bounds (as vhca_mr_check() has them), -EACCES for a copy into an MR
+ * registered without IB_ACCESS_LOCAL_WRITE (its pages are pinned read-only).
+ * Nothing is copied on error.  vhca_mr_copy_skb() does the same with the
+ * skb's data at skb_off (linear or not) in place of buf, and also returns
+ * -EFAULT if the skb is shorter than skb_off + len.
+ */
+int vhca_mr_copy(struct vhca_mr *mr, u64 iova, void *buf, u32 len,
+		 enum vhca_copy_dir dir);
+int vhca_mr_copy_skb(struct vhca_mr *mr, u64 iova, struct sk_buff *skb,
+		     u32 skb_off, u32 len, enum vhca_copy_dir dir);
+
+/*
+ * For the engine, any context (no sleeping): copy len bytes between buf
+ * and the bytes [offset, offset + len) of the message that the SGE list
+ * (num_sge entries, a kernel copy the caller has validated) describes: a
+ * receive scatters a packet's payload at its offset in the message, a send
+ * gathers one.  Each SGE the copy touches is looked up by lkey (referenced
+ * for the copy only) and checked with vhca_mr_check() against pd and
+ * access (IB_ACCESS_LOCAL_WRITE to scatter, 0 to gather); zero-length SGEs
+ * and SGEs outside [offset, offset + len) are not looked up.  Returns, for
+ * the work completion status:
+ *  0;
+ *  -EINVAL (IB_WC_LOC_LEN_ERR): offset + len exceeds the SGEs' total
+ *          length; checked first, nothing is copied;
+ *  -EACCES (IB_WC_LOC_PROT_ERR): an SGE's lkey names no MR, its MR is of
+ *          another PD or lacks access, or the SGE is out of its MR's
+ *          bounds; the SGEs before it have been copied.
+ * vhca_sge_copy_skb() takes the skb's data at skb_off in place of buf and
+ * also returns -EFAULT (checked first) if the skb is too short.
+ */
+int vhca_sge_copy(struct vhca_dev *vdev, const struct ib_pd *pd,
+		  const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		  void *buf, u32 len, enum vhca_copy_dir dir, int access);
+int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
+		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		      struct sk_buff *skb, u32 skb_off, u32 len,
+		      enum vhca_copy_dir dir, int access);
 
 int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
