@@ -219,7 +219,7 @@ static void vhca_cq_wc_conversion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.wc_flags,
 			(int)(IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE));
 	KUNIT_EXPECT_EQ(test, wc.network_hdr_type, RDMA_NETWORK_IPV4);
-	KUNIT_EXPECT_EQ(test, wc.ex.imm_data, 0U);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0U);
 }
 
 static void vhca_cq_create_refusals(struct kunit *test)
