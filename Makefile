@@ -19,7 +19,7 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 KSRC := Kbuild drivers include kunit
 
 .PHONY: all module module-debug provider provider-check tests deps demo \
-	check sparse checkpatch install clean
+	check sparse sparse-debug checkpatch install clean
 
 all: module provider tests
 
@@ -62,6 +62,13 @@ sparse:
 	@set -e; s=$$(scripts/stock-kernel.sh); out=$(BUILD)/sparse; \
 	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
 	$(MAKE) -C $$s/headers M=$$out $(KBUILD_FLAGS) C=2 modules
+
+# sparse over the KUnit suites too, against the debug kernel.
+sparse-debug:
+	@set -e; d=$$(scripts/test-kernel.sh); out=$(BUILD)/sparse-debug; \
+	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
+	$(MAKE) -C $$d/linux M=$$out ARCH=x86_64 $(KBUILD_FLAGS) \
+		CONFIG_INFINIBAND_VHCA_KUNIT_TEST=m C=2 modules
 
 checkpatch:
 	scripts/checkpatch.sh

@@ -64,7 +64,7 @@ if ! run "make deps" "$LOGS/deps.log" make -s deps; then
 fi
 
 # ---- 1. host: builds and static checks
-rm -rf build/stock build/sparse build/debug
+rm -rf build/stock build/sparse build/debug build/sparse-debug
 if run "stock module build" "$LOGS/module-stock.log" make module; then
 	no_warnings "vhca.ko builds against the stock kernel headers with W=1, no warnings" "$LOGS/module-stock.log"
 else
@@ -118,6 +118,11 @@ if [ $DEBUG_OK = 1 ] && run "debug module build" "$LOGS/module-debug.log" make m
 else
 	fail "vhca.ko and vhca_kunit.ko build against the debug kernel"
 	DEBUG_OK=0
+fi
+if [ $DEBUG_OK = 1 ] && run "sparse (debug)" "$LOGS/sparse-debug.log" make sparse-debug; then
+	no_warnings "sparse (C=2) on the driver and the KUnit suites reports nothing" "$LOGS/sparse-debug.log"
+else
+	fail "sparse on the driver and the KUnit suites"
 fi
 
 # guest KIND SCRIPT: run a guest script; count its checks and the VM's own
