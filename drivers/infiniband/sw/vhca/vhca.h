@@ -15,6 +15,7 @@
 #include "vhca_coherent.h"
 #include "vhca_cq.h"
 #include "vhca_mr.h"
+#include "vhca_net.h"
 #include "vhca_qp.h"
 #include "vhca_ring.h"
 
@@ -74,6 +75,7 @@ struct vhca_dev {
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
 	struct vhca_coherent coh;
+	struct vhca_net_link net;	/* its namespace's RoCEv2 socket */
 	struct work_struct unreg_work;
 	enum ib_port_state port_state;	/* last state reported by event */
 	bool registered;		/* ib_register_device() succeeded */

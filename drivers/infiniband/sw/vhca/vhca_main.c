@@ -33,6 +33,7 @@ static void vhca_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&vhca_devices_lock);
 
 	vhca_debugfs_remove(vdev);
+	vhca_net_detach(vdev);
 	xa_destroy(&vdev->qp_xa);
 	xa_destroy(&vdev->ah_xa);
 	xa_destroy(&vdev->mr_xa);
@@ -233,6 +234,18 @@ static int vhca_newlink(const char *ibdev_name, struct net_device *ndev)
 			ibdev_name, vdev);
 		return PTR_ERR(vdev);
 	}
+	err = vhca_net_attach(vdev);
+	if (err) {
+		if (err == -EADDRINUSE)
+			pr_warn("vhca: rdma link add %s: UDP port %u is in use in network namespace net:[%u]\n",
+				ibdev_name, ROCE_V2_UDP_DPORT,
+				dev_net(ndev)->ns.inum);
+		else
+			pr_warn("vhca: rdma link add %s: cannot open UDP port %u: %pe\n",
+				ibdev_name, ROCE_V2_UDP_DPORT, ERR_PTR(err));
+		ib_dealloc_device(&vdev->ibdev);
+		return err;
+	}
 
 	mutex_lock(&vhca_devices_lock);
 	vhca_reap_locked();
@@ -335,14 +348,21 @@ static int __init vhca_init(void)
 		return -ENOMEM;
 	vhca_debugfs_init();
 
+	err = vhca_net_init();
+	if (err)
+		goto err_debugfs;
 	err = register_netdevice_notifier(&vhca_netdev_nb);
-	if (err) {
-		vhca_debugfs_exit();
-		destroy_workqueue(vhca_wq);
-		return err;
-	}
+	if (err)
+		goto err_net;
 	rdma_link_register(&vhca_link_ops);
 	return 0;
+
+err_net:
+	vhca_net_exit();
+err_debugfs:
+	vhca_debugfs_exit();
+	destroy_workqueue(vhca_wq);
+	return err;
 }
 
 static void __exit vhca_exit(void)
@@ -371,6 +391,7 @@ static void __exit vhca_exit(void)
 		ib_unregister_device(&vdev->ibdev);
 		put_device(&vdev->ibdev.dev);
 	}
+	vhca_net_exit();
 	vhca_debugfs_exit();
 	destroy_workqueue(vhca_wq);
 }

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RoCEv2 network plumbing of vhca.
+ *
+ * Sockets: a namespace is a host, so each namespace with a vhca device has
+ * one kernel UDP socket bound to port 4791, shared by the devices whose
+ * netdev lives there.  It is one IPv6 socket that also receives IPv4
+ * (v6only off), so a namespace has one listener; with IPv6 disabled at
+ * boot it is an IPv4 socket.  The socket holds no reference on its
+ * namespace (else a namespace with a vhca device could never die): a
+ * device goes when its netdev leaves the namespace, and the namespace's
+ * exit waits for removals still in flight (vhca_net_pernet_exit()).
+ *
+ * Receive: the socket's encap_rcv finds the device of the namespace that
+ * owns the packet's destination IP as a RoCE v2 GID.  Looking it up by GID
+ * rather than by the netdev the packet came in on also serves packets that
+ * arrive over loopback (sent to the port's own address) or on a VLAN
+ * upper, whose addresses the core puts in the GID table of the device.
+ *
+ * Transmit: vhca builds the IP and UDP headers itself, as rdma_rxe does,
+ * instead of using udp_tunnel_xmit_skb(): the ICRC covers the IPv4 ID,
+ * which that helper picks after the caller's last look at the packet.
+ */
+#include <linux/debugfs.h>
+#include <linux/inet.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_cache.h>
+
+#include "vhca.h"
+#include "vhca_pkt.h"
+
+/* The shortest RoCEv2 packet: a BTH and the ICRC. */
+#define VHCA_NET_MIN_LEN	(sizeof(struct vhca_bth) + VHCA_PKT_ICRC_SIZE)
+/* Headers vhca_net_xmit() pushes, IPv6 being the longer IP header. */
+#define VHCA_NET_HDR_LEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+/*
+ * A namespace's socket and the devices using it.  In vhca_nets from the
+ * first attach in the namespace to the last detach, which closes the
+ * socket; devs is never empty while listed.
+ */
+struct vhca_net {
+	struct list_head list;		/* in vhca_nets, RCU */
+	const struct net *net;		/* not counted: see the top comment */
+	struct socket *sock;
+	struct list_head devs;		/* vhca_net_link.node, RCU */
+};
+
+/* Writers hold the mutex; the namespace exit reads under RCU. */
+static LIST_HEAD(vhca_nets);
+static DEFINE_MUTEX(vhca_nets_lock);
+static DECLARE_WAIT_QUEUE_HEAD(vhca_nets_wait);
+
+/*
+ * The device of vnet's namespace whose GID table holds dgid as a RoCE v2
+ * GID, with a reference (ib_device_put()), or NULL.  Any context.
+ */
+static struct vhca_dev *vhca_net_find_dev(struct vhca_net *vnet,
+					  const union ib_gid *dgid)
+{
+	const struct ib_gid_attr *attr;
+	struct vhca_net_link *link;
+	struct vhca_dev *vdev;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &vnet->devs, node) {
+		vdev = container_of(link, struct vhca_dev, net);
+		/* Fails before registration and from unregistration on. */
+		if (!ib_device_try_get(&vdev->ibdev))
+			continue;
+		attr = rdma_find_gid_by_port(&vdev->ibdev, dgid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     VHCA_PORT, NULL);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			rcu_read_unlock();
+			return vdev;
+		}
+		ib_device_put(&vdev->ibdev);
+	}
+	rcu_read_unlock();
+	return NULL;
+}
+
+/*
+ * encap_rcv of the socket, in softirq under RCU: skb->data is at the UDP
+ * header, whose length the UDP layer has checked and trimmed skb to.
+ * Always consumes skb (returns 0).
+ */
+static int vhca_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct vhca_net *vnet = rcu_dereference_sk_user_data(sk);
+	struct vhca_dev *vdev;
+	union ib_gid dgid;
+
+	/* NULL once the socket is being released. */
+	if (!vnet || skb->len < sizeof(struct udphdr) + VHCA_NET_MIN_LEN)
+		goto drop;
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)dgid.raw);
+	else
+		memcpy(dgid.raw, &ipv6_hdr(skb)->daddr, sizeof(dgid));
+	vdev = vhca_net_find_dev(vnet, &dgid);
+	if (!vdev)
+		goto drop;
+
+	/* skb->data at the BTH, skb->len bytes through the ICRC. */
+	__skb_pull(skb, sizeof(struct udphdr));
+	atomic64_inc(&vdev->counters[VHCA_CNT_RX_PACKETS]);
+	atomic64_add(skb->len, &vdev->counters[VHCA_CNT_RX_BYTES]);
+	/* The engine's receive takes the packet over from here. */
+	consume_skb(skb);
+	ib_device_put(&vdev->ibdev);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static int vhca_net_open(struct vhca_net *vnet, struct net *net)
+{
+	/*
+	 * v6only off: IPv4 too.  IPv6 receive checksums off: RoCEv2 sends
+	 * UDP checksum 0 over IPv6 as well.
+	 */
+	struct udp_port_cfg cfg = {
+		.family = IS_ENABLED(CONFIG_IPV6) ? AF_INET6 : AF_INET,
+		.local_udp_port = htons(VHCA_ROCE_UDP_PORT),
+	};
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = vnet,
+		.encap_type = 1,	/* any non-zero value: encapsulation on */
+		.encap_rcv = vhca_net_encap_rcv,
+	};
+	int err;
+
+	err = udp_sock_create(net, &cfg, &vnet->sock);
+	/* IPv6 disabled at boot (ipv6.disable=1): IPv4 only. */
+	if (err == -EAFNOSUPPORT && cfg.family == AF_INET6) {
+		cfg.family = AF_INET;
+		err = udp_sock_create(net, &cfg, &vnet->sock);
+	}
+	if (err)
+		return err;
+	setup_udp_tunnel_sock(net, vnet->sock, &tcfg);
+	return 0;
+}
+
+static struct vhca_net *vhca_net_lookup_locked(const struct net *net)
+{
+	struct vhca_net *vnet;
+
+	lockdep_assert_held(&vhca_nets_lock);
+	list_for_each_entry(vnet, &vhca_nets, list)
+		if (vnet->net == net)
+			return vnet;
+	return NULL;
+}
+
+#ifdef VHCA_TEST_HOOKS
+/*
+ * Test hook of the debug test build: writing "SGID_INDEX ADDRESS" to
+ * debugfs vhca/vhca.N/net_xmit sends one RC ACK from that source GID to
+ * the RoCE v2 GID of ADDRESS (IPv4 or IPv6).
+ */
+static ssize_t vhca_net_xmit_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct vhca_pkt pkt = {
+		.opcode = VHCA_OP_RC_ACKNOWLEDGE,
+		.dqpn = 1,
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+	};
+	const unsigned int len = sizeof(struct vhca_bth) +
+				 sizeof(struct vhca_aeth);
+	struct vhca_dev *vdev = file->private_data;
+	struct ib_global_route grh = { .hop_limit = 64 };
+	char buf[80], addr[INET6_ADDRSTRLEN];
+	struct sk_buff *skb;
+	unsigned int index;
+	__be32 v4;
+	int err;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %45s", &index, addr) != 2)
+		return -EINVAL;
+	if (in4_pton(addr, -1, (u8 *)&v4, -1, NULL))
+		ipv6_addr_set_v4mapped(v4, (struct in6_addr *)grh.dgid.raw);
+	else if (!in6_pton(addr, -1, grh.dgid.raw, -1, NULL))
+		return -EINVAL;
+
+	if (!ib_device_try_get(&vdev->ibdev))
+		return -ENODEV;
+	grh.sgid_attr = rdma_get_gid_attr(&vdev->ibdev, VHCA_PORT, index);
+	if (IS_ERR(grh.sgid_attr)) {
+		err = PTR_ERR(grh.sgid_attr);
+		goto out_put;
+	}
+	skb = vhca_net_alloc_skb(vdev, len, GFP_KERNEL);
+	if (!skb) {
+		err = -ENOMEM;
+		goto out_attr;
+	}
+	err = vhca_pkt_build(skb_put(skb, len), len, &pkt);
+	if (err < 0) {
+		kfree_skb(skb);
+		goto out_attr;
+	}
+	err = vhca_net_xmit(vdev, &grh, rdma_get_udp_sport(0, 1, 1), skb);
+out_attr:
+	rdma_put_gid_attr(grh.sgid_attr);
+out_put:
+	ib_device_put(&vdev->ibdev);
+	return err ?: count;
+}
+
+static const struct file_operations vhca_net_xmit_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vhca_net_xmit_write,
+};
+
+/* Removed with the device's debugfs folder, before dealloc_driver detaches. */
+static void vhca_net_debugfs_add(struct vhca_dev *vdev)
+{
+	debugfs_create_file("net_xmit", 0200, vdev->debugfs, vdev,
+			    &vhca_net_xmit_fops);
+}
+#else
+static void vhca_net_debugfs_add(struct vhca_dev *vdev)
+{
+}
+#endif
+
+int vhca_net_attach(struct vhca_dev *vdev)
+{
+	struct net *net = dev_net(vdev->ndev);
+	struct vhca_net *vnet;
+	int err = 0;
+
+	mutex_lock(&vhca_nets_lock);
+	vnet = vhca_net_lookup_locked(net);
+	if (!vnet) {
+		vnet = kzalloc(sizeof(*vnet), GFP_KERNEL);
+		if (!vnet) {
+			err = -ENOMEM;
+			goto out;
+		}
+		vnet->net = net;
+		INIT_LIST_HEAD(&vnet->devs);
+		err = vhca_net_open(vnet, net);
+		if (err) {
+			kfree(vnet);
+			goto out;
+		}
+		list_add_rcu(&vnet->list, &vhca_nets);
+	}
+	list_add_tail_rcu(&vdev->net.node, &vnet->devs);
+	vdev->net.vnet = vnet;
+	vhca_net_debugfs_add(vdev);
+out:
+	mutex_unlock(&vhca_nets_lock);
+	return err;
+}
+
+void vhca_net_detach(struct vhca_dev *vdev)
+{
+	struct vhca_net *vnet = vdev->net.vnet;
+
+	if (!vnet)
+		return;
+	mutex_lock(&vhca_nets_lock);
+	list_del_rcu(&vdev->net.node);
+	vdev->net.vnet = NULL;
+	if (list_empty(&vnet->devs)) {
+		list_del_rcu(&vnet->list);
+		/*
+		 * Clears sk_user_data and waits a grace period: no receiver
+		 * and no namespace exit still looks at vnet afterwards.
+		 */
+		udp_tunnel_sock_release(vnet->sock);
+		kfree(vnet);
+		wake_up_all(&vhca_nets_wait);
+	}
+	mutex_unlock(&vhca_nets_lock);
+}
+
+struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
+				   gfp_t gfp)
+{
+	unsigned int head = LL_RESERVED_SPACE(vdev->ndev) + VHCA_NET_HDR_LEN;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + VHCA_PKT_ICRC_SIZE, gfp);
+	if (skb)
+		skb_reserve(skb, head);
+	return skb;
+}
+
+static int vhca_net_push_ip4(struct sk_buff *skb, struct net *net, int oif,
+			     const struct in6_addr *saddr,
+			     const struct in6_addr *daddr, u8 tos, u8 ttl)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = oif,
+		.flowi4_proto = IPPROTO_UDP,
+		.saddr = saddr->s6_addr32[3],
+		.daddr = daddr->s6_addr32[3],
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	skb_dst_set(skb, &rt->dst);
+
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;		/* IP output sets it */
+	iph->saddr = fl4.saddr;
+	iph->daddr = fl4.daddr;
+	__ip_select_ident(net, iph, 1);
+	skb->protocol = htons(ETH_P_IP);
+	return 0;
+}
+
+static int vhca_net_push_ip6(struct sk_buff *skb, struct sock *sk, int oif,
+			     const struct in6_addr *saddr,
+			     const struct in6_addr *daddr, u8 tclass,
+			     u8 hop_limit)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = oif,
+		.flowi6_proto = IPPROTO_UDP,
+		.saddr = *saddr,
+		.daddr = *daddr,
+	};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	int err;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	if (dst->error) {
+		err = dst->error;
+		dst_release(dst);
+		return err;
+	}
+	skb_dst_set(skb, dst);
+
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, tclass, 0);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = hop_limit;
+	ip6h->saddr = *saddr;
+	ip6h->daddr = *daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+	return 0;
+}
+
+int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
+		  u16 sport, struct sk_buff *skb)
+{
+	const struct ib_gid_attr *sattr = grh->sgid_attr;
+	const struct in6_addr *saddr = (const struct in6_addr *)sattr->gid.raw;
+	const struct in6_addr *daddr = (const struct in6_addr *)grh->dgid.raw;
+	struct sock *sk = vdev->net.vnet->sock->sk;
+	struct net_device *ndev;
+	bool ip4 = ipv6_addr_v4mapped(saddr);
+	struct udphdr *uh;
+	unsigned int len;
+	int oif, err;
+
+	if (sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    ipv6_addr_v4mapped(daddr) != ip4) {
+		ibdev_dbg(&vdev->ibdev, "xmit: not a RoCE v2 GID pair: %pI6 -> %pI6\n",
+			  saddr, daddr);
+		err = -EINVAL;
+		goto err_free;
+	}
+	if (skb_tailroom(skb) < VHCA_PKT_ICRC_SIZE ||
+	    skb_headroom(skb) < VHCA_NET_HDR_LEN || skb_is_nonlinear(skb)) {
+		ibdev_dbg(&vdev->ibdev, "xmit: skb not from vhca_net_alloc_skb\n");
+		err = -EINVAL;
+		goto err_free;
+	}
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sattr);
+	oif = IS_ERR(ndev) ? 0 : ndev->ifindex;
+	rcu_read_unlock();
+	if (!oif) {
+		err = -ENODEV;
+		goto err_free;
+	}
+
+	skb_put_zero(skb, VHCA_PKT_ICRC_SIZE);
+	len = skb->len;
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(VHCA_ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	if (ip4)
+		err = vhca_net_push_ip4(skb, sock_net(sk), oif, saddr, daddr,
+					grh->traffic_class, grh->hop_limit);
+	else
+		err = vhca_net_push_ip6(skb, sk, oif, saddr, daddr,
+					grh->traffic_class, grh->hop_limit);
+	if (err) {
+		ibdev_dbg(&vdev->ibdev, "xmit: no route from %pI6 to %pI6: %d\n",
+			  saddr, daddr, err);
+		goto err_free;
+	}
+	err = vhca_pkt_icrc_set(skb_network_header(skb), uh, uh + 1, len);
+	if (err)
+		goto err_free;
+
+	if (ip4)
+		err = ip_local_out(sock_net(sk), sk, skb);
+	else
+		err = ip6_local_out(sock_net(sk), sk, skb);
+	if (err > 0)
+		err = net_xmit_errno(err);
+	if (err)
+		return err;
+	atomic64_inc(&vdev->counters[VHCA_CNT_TX_PACKETS]);
+	atomic64_add(len, &vdev->counters[VHCA_CNT_TX_BYTES]);
+	return 0;
+
+err_free:
+	kfree_skb(skb);
+	return err;
+}
+
+static bool vhca_net_in_use(const struct net *net)
+{
+	struct vhca_net *vnet;
+	bool used = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(vnet, &vhca_nets, list)
+		if (vnet->net == net)
+			used = true;
+	rcu_read_unlock();
+	return used;
+}
+
+/*
+ * Runs after the namespace's netdevs are gone (unregistered or moved out):
+ * each device of the namespace has had NETDEV_UNREGISTER and its removal
+ * is done or queued, so this wait ends.
+ */
+static void __net_exit vhca_net_pernet_exit(struct net *net)
+{
+	wait_event(vhca_nets_wait, !vhca_net_in_use(net));
+}
+
+static struct pernet_operations vhca_net_pernet_ops = {
+	.exit = vhca_net_pernet_exit,
+};
+
+int vhca_net_init(void)
+{
+	return register_pernet_subsys(&vhca_net_pernet_ops);
+}
+
+void vhca_net_exit(void)
+{
+	unregister_pernet_subsys(&vhca_net_pernet_ops);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * RoCEv2 network plumbing of vhca: one kernel UDP socket on port 4791 per
+ * network namespace, shared by the vhca devices whose netdev lives there;
+ * received packets go to the device owning their destination GID;
+ * transmit routes a RoCEv2 packet from a source GID to a destination GID
+ * and sends it through that namespace's IP stack.
+ */
+#ifndef VHCA_NET_H
+#define VHCA_NET_H
+
+#include <linux/list.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+struct vhca_dev;
+struct vhca_net;
+
+/* A device's place in its namespace's vhca_net (the vhca_dev field net). */
+struct vhca_net_link {
+	struct vhca_net *vnet;		/* NULL unless attached */
+	struct list_head node;		/* in the vhca_net's devices, RCU */
+};
+
+int vhca_net_init(void);
+void vhca_net_exit(void);
+
+/*
+ * Attach a device to the socket of its netdev's namespace, opening it for
+ * the namespace's first device (-EADDRINUSE: port 4791 is taken there, by
+ * rdma_rxe for example).  Detach (dealloc_driver; a no-op if not attached)
+ * closes it with the last one.  Process context.
+ */
+int vhca_net_attach(struct vhca_dev *vdev);
+void vhca_net_detach(struct vhca_dev *vdev);
+
+/*
+ * A linear skb with headroom for Ethernet, IP and UDP headers and tailroom
+ * for the ICRC: the caller puts len bytes, BTH through pad, and hands it to
+ * vhca_net_xmit().
+ */
+struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
+				   gfp_t gfp);
+
+/*
+ * Send skb (BTH through pad, linear, from vhca_net_alloc_skb()) from
+ * grh->sgid_attr to grh->dgid (both RoCE v2, IPv4-mapped for IPv4) with
+ * grh's traffic class and hop limit, UDP source port sport: appends the
+ * ICRC, routes in the device's namespace and passes it to IP output.
+ * Counts tx_packets/tx_bytes (BTH through ICRC) when IP accepts it.
+ * Always consumes skb.  Any context.
+ */
+int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
+		  u16 sport, struct sk_buff *skb);
+
+#endif /* VHCA_NET_H */
