@@ -182,7 +182,7 @@ else
 fi
 
 # ---- 3. integration in the VM: stock kernel, then the debug kernel
-GUESTS="scripts/guest/link.sh scripts/guest/device.sh scripts/guest/objects.sh"
+GUESTS="scripts/guest/link.sh scripts/guest/device.sh scripts/guest/objects.sh scripts/guest/net.sh"
 for g in $GUESTS; do
 	guest stock "$g"
 done
