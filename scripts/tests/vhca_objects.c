@@ -356,6 +356,37 @@ static void expect_flushed(struct ibv_cq *cq, uint64_t base, int n,
 	result(got == n && !bad, what, "%s", msg);
 }
 
+/* Destroys whichever of these exist, in dependency order. */
+static void release(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mr *mr,
+		    struct ibv_pd *pd)
+{
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd)
+		ibv_dealloc_pd(pd);
+}
+
+/* An RC QP on cq, moved to ERR: anything posted to it now is flushed. */
+static struct ibv_qp *error_qp(const struct env *e, struct ibv_pd *pd,
+			       struct ibv_cq *cq)
+{
+	struct ibv_qp *qp = new_qp(pd, cq, IBV_QPT_RC, NULL);
+	int ret = qp ? to_init(qp) : errno;
+
+	ret = ret ? ret : to_rtr(e, qp);
+	ret = ret ? ret : to_rts(qp);
+	ret = ret ? ret : to_state(qp, IBV_QPS_ERR);
+	if (ret && qp) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
 static void test_flush(const struct env *e)
 {
 	struct ibv_recv_wr rwr[4], *rbad;
@@ -372,14 +403,11 @@ static void test_flush(const struct env *e)
 	if (mr)
 		cq = ibv_create_cq(e->ctx, 32, NULL, NULL, 0);
 	if (cq)
-		qp = new_qp(pd, cq, IBV_QPT_RC, NULL);
-	ret = qp ? to_init(qp) : errno;
-	ret = ret ? ret : to_rtr(e, qp);
-	ret = ret ? ret : to_rts(qp);
-	ret = ret ? ret : to_state(qp, IBV_QPS_ERR);
-	result(!ret, "flush: RC QP set up and moved to ERR", "%s",
+		qp = error_qp(e, pd, cq);
+	ret = qp ? 0 : errno;
+	result(qp, "flush: RC QP set up and moved to ERR", "%s",
 	       strerror(ret));
-	if (ret)
+	if (!qp)
 		goto out;
 
 	for (i = 0; i < 4; i++) {
@@ -419,14 +447,7 @@ static void test_flush(const struct env *e)
 		expect_flushed(cq, SEND_WR_ID, 3, "flush: the sends complete "
 			       "with WR_FLUSH_ERR");
 out:
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (mr)
-		ibv_dereg_mr(mr);
-	if (pd)
-		ibv_dealloc_pd(pd);
+	release(qp, cq, mr, pd);
 }
 
 /* ---- completion events and CQ overflow ---- */
@@ -437,23 +458,6 @@ static bool readable(int fd)
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 	return poll(&pfd, 1, FLUSH_WAIT_MS) == 1;
-}
-
-/* An RC QP on cq, moved to ERR: anything posted to it now is flushed. */
-static struct ibv_qp *error_qp(const struct env *e, struct ibv_pd *pd,
-			       struct ibv_cq *cq)
-{
-	struct ibv_qp *qp = new_qp(pd, cq, IBV_QPT_RC, NULL);
-	int ret = qp ? to_init(qp) : errno;
-
-	ret = ret ? ret : to_rtr(e, qp);
-	ret = ret ? ret : to_rts(qp);
-	ret = ret ? ret : to_state(qp, IBV_QPS_ERR);
-	if (ret && qp) {
-		ibv_destroy_qp(qp);
-		qp = NULL;
-	}
-	return qp;
 }
 
 static int post_recvs(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, int n)
@@ -527,18 +531,8 @@ static void test_cq_events(const struct env *e)
 	result(got, "overflow: IBV_EVENT_CQ_ERR reaches the process", "%s",
 	       "no such event");
 out:
-	if (qp2)
-		ibv_destroy_qp(qp2);
-	if (small)
-		ibv_destroy_cq(small);
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (mr)
-		ibv_dereg_mr(mr);
-	if (pd)
-		ibv_dealloc_pd(pd);
+	release(qp2, small, NULL, NULL);
+	release(qp, cq, mr, pd);
 	if (ch)
 		ibv_destroy_comp_channel(ch);
 }
