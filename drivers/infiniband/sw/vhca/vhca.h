@@ -12,13 +12,6 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "vhca_coherent.h"
-#include "vhca_cq.h"
-#include "vhca_mr.h"
-#include "vhca_net.h"
-#include "vhca_qp.h"
-#include "vhca_ring.h"
-
 #define VHCA_PORT		1
 #define VHCA_GID_TABLE_LEN	32
 #define VHCA_PKEY_TABLE_LEN	1
@@ -61,6 +54,14 @@ enum vhca_counter {
 
 /* No IEEE OUI for a software HCA: the all-ones value, as rdma_rxe uses. */
 #define VHCA_VENDOR_ID		0xffffff
+
+/* The objects use the limits above. */
+#include "vhca_coherent.h"
+#include "vhca_cq.h"
+#include "vhca_mr.h"
+#include "vhca_net.h"
+#include "vhca_qp.h"
+#include "vhca_ring.h"
 
 /*
  * One HCA, bound to one netdev.  Listed in vhca_devices (which holds a
@@ -138,6 +139,9 @@ void vhca_debugfs_init(void);
 void vhca_debugfs_exit(void);
 void vhca_debugfs_add(struct vhca_dev *vdev);
 void vhca_debugfs_remove(struct vhca_dev *vdev);
+
+/* vhca_engine.c */
+void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
 
 /* vhca_stats.c */
 struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,

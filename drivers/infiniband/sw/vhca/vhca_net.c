@@ -118,8 +118,7 @@ static int vhca_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	__skb_pull(skb, sizeof(struct udphdr));
 	atomic64_inc(&vdev->counters[VHCA_CNT_RX_PACKETS]);
 	atomic64_add(skb->len, &vdev->counters[VHCA_CNT_RX_BYTES]);
-	/* The engine's receive takes the packet over from here. */
-	consume_skb(skb);
+	vhca_engine_rx(vdev, skb);
 	ib_device_put(&vdev->ibdev);
 	return 0;
 

@@ -125,8 +125,15 @@ static void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 		WRITE_ONCE(qp->recs.st->flags, flag);
 		break;
 	}
+	vhca_engine_qp_state(qp);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+}
+
+/* The device moves the QP to the error state (any context). */
+void vhca_qp_to_error(struct vhca_qp *qp)
+{
+	vhca_qp_set_state(qp, IB_QPS_ERR);
 }
 
 static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
@@ -218,9 +225,12 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_sq;
 	}
-	err = vhca_qp_alloc_qpn(vdev, qp, init->qp_type);
+	err = vhca_engine_qp_init(qp);
 	if (err)
 		goto err_rq;
+	err = vhca_qp_alloc_qpn(vdev, qp, init->qp_type);
+	if (err)
+		goto err_engine;
 
 	if (udata) {
 		if (qp->sq.mmap)
@@ -246,6 +256,8 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_qpn:
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
+err_engine:
+	vhca_engine_qp_fini(qp);
 err_rq:
 	if (qp->rq.count)
 		vhca_ring_free(vdev, &qp->rq);
@@ -365,6 +377,7 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vhca_qp *qp = to_vqp(ibqp);
 
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
+	vhca_engine_qp_fini(qp);
 	if (qp->rq.count)
 		vhca_ring_free(vdev, &qp->rq);
 	if (qp->sq.count)
@@ -476,6 +489,8 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			spin_lock(&qp->rq_lock);
 			vhca_flush_rq(qp);
 			spin_unlock(&qp->rq_lock);
+		} else {
+			vhca_engine_kick(qp);
 		}
 		goto out;
 	}
@@ -497,6 +512,8 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (qp->state == IB_QPS_ERR)
 		vhca_flush_sq(qp);
+	else
+		vhca_engine_kick(qp);
 	goto out;
 
 out_bad:

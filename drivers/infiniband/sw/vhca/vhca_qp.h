@@ -10,6 +10,35 @@
 
 #include "vhca_ring.h"
 
+/*
+ * The engine's own copy of a send WQE it executes: read once from the ring,
+ * validated, kept until the WQE completes (retransmissions use it).
+ */
+struct vhca_swqe {
+	struct vhca_send_wqe hdr;
+	union {
+		struct vhca_sge sge[VHCA_MAX_SGE];
+		u8 data[VHCA_MAX_INLINE];
+	};
+	u32 len;			/* message bytes */
+	u32 first_psn;			/* PSNs the message uses ... */
+	u32 last_psn;			/* ... (READ: its responses') */
+	u8 wc_status;			/* IB_WC_SUCCESS unless refused */
+	bool fetched;
+};
+
+/* The responder's state of the message in progress. */
+struct vhca_rmsg {
+	bool active;			/* a SEND or WRITE message is open */
+	bool send;			/* SEND: rwqe holds its receive WQE */
+	struct vhca_recv_wqe rwqe;
+	struct vhca_sge sge[VHCA_MAX_SGE];
+	u32 offset;			/* bytes placed so far */
+	struct vhca_mr *mr;		/* WRITE: the target, referenced */
+	u64 va;				/* WRITE: where the next byte goes */
+	u32 left;			/* WRITE: bytes the RETH announced */
+};
+
 struct vhca_qp {
 	struct ib_qp ibqp;
 	struct mutex mutex;		/* modify, query: attr */
@@ -29,6 +58,23 @@ struct vhca_qp {
 	u32 max_inline;
 	bool sig_all;			/* IB_SIGNAL_ALL_WR */
 	struct ib_qp_attr attr;		/* as set by modify_qp */
+
+	/* Engine, requester and completer side (under sq_lock). */
+	struct vhca_swqe *swqe;		/* one per SQ slot (RC) */
+	u32 sq_next;			/* next WQE to (re)send */
+	u32 sq_pkt;			/* packets of it sent already */
+	u32 req_psn;			/* PSN of the next new packet */
+	u32 comp_psn;			/* next READ response expected */
+	u8 retry_left;
+	u8 rnr_left;
+	bool dying;			/* destroy: no more work or timers */
+	struct timer_list rexmit_timer;
+	struct work_struct tx_work;
+
+	/* Engine, responder side (under rq_lock). */
+	u32 resp_psn;			/* next request PSN expected */
+	bool nak_sent;			/* a PSN sequence NAK is pending */
+	struct vhca_rmsg rmsg;
 };
 
 /* Queue sizes of a QP, from its requested caps. */
@@ -42,6 +88,14 @@ int vhca_qp_check_modify(enum ib_qp_type type, enum ib_qp_state cur,
 			 const struct ib_qp_attr *attr, int mask);
 int vhca_qp_size_caps(struct ib_qp_cap *cap, bool has_srq,
 		      struct vhca_qp_geometry *geo);
+
+void vhca_qp_to_error(struct vhca_qp *qp);
+
+/* vhca_engine.c */
+int vhca_engine_qp_init(struct vhca_qp *qp);
+void vhca_engine_qp_fini(struct vhca_qp *qp);
+void vhca_engine_qp_state(struct vhca_qp *qp);
+void vhca_engine_kick(struct vhca_qp *qp);
 
 static inline struct vhca_qp *to_vqp(struct ib_qp *ibqp)
 {

@@ -8,8 +8,9 @@
 
 #include "vhca.h"
 
-#define VHCA_QP_ACCESS	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
-			 IB_ACCESS_REMOTE_ATOMIC)
+/* Local write means nothing to a QP, but verbs users set it: accepted. */
+#define VHCA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
 /* Attributes vhca does not implement: alternate paths, rate limits. */
 #define VHCA_QP_UNSUPPORTED (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \

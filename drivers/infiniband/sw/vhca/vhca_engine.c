@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The engine of vhca: executes RC send queues as RoCEv2 packets and
+ * answers them.
+ *
+ * Requester (process context, a work item per QP): copies each send WQE
+ * once from the ring into the QP's private array, validates the copy,
+ * gives it its PSNs and sends its packets, gathering the payload from the
+ * local MRs.  Completer (softirq, on ACKs and READ responses): completes
+ * WQEs in order, places READ data, rewinds on a sequence NAK or a timeout
+ * (go-back-N from the oldest unacknowledged WQE), waits out RNR NAKs, and
+ * completes in error when the peer refuses or the retries run out.
+ * Responder (softirq): checks the PSN (duplicates are acknowledged again,
+ * READs re-executed; a gap is NAKed once), places SEND payload into
+ * receive WQEs and WRITE payload into the MR its rkey names after checking
+ * PD, bounds and remote access, answers READs from the MR, and acknowledges
+ * the last packet of every message and every packet that asks.
+ *
+ * Packets are built under the QP's locks and sent after they are dropped:
+ * transmission must not run with interrupts disabled.
+ */
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+#include "vhca.h"
+#include "vhca_pkt.h"
+
+/* Packets one requester pass sends before it yields. */
+#define VHCA_REQ_BUDGET		64
+/* Retransmit timeout when the QP's is 0 ("infinite"), and its floor. */
+#define VHCA_TIMEOUT_DEFAULT_MS	500
+#define VHCA_TIMEOUT_MIN_MS	10
+
+static u32 vhca_qp_mtu(const struct vhca_qp *qp)
+{
+	return ib_mtu_enum_to_int(qp->attr.path_mtu);
+}
+
+static u16 vhca_qp_sport(const struct vhca_qp *qp)
+{
+	return rdma_get_udp_sport(qp->attr.ah_attr.grh.flow_label,
+				  qp->ibqp.qp_num, qp->attr.dest_qp_num);
+}
+
+/* The retransmit timeout: 4.096 us * 2^timeout. */
+static unsigned long vhca_qp_timeout(const struct vhca_qp *qp)
+{
+	u64 us;
+
+	if (!qp->attr.timeout)
+		return msecs_to_jiffies(VHCA_TIMEOUT_DEFAULT_MS);
+	us = (4096ULL << qp->attr.timeout) / 1000;
+	return max(usecs_to_jiffies(us),
+		   msecs_to_jiffies(VHCA_TIMEOUT_MIN_MS));
+}
+
+/* The RNR delay a peer asked for, roughly as the IB table has it. */
+static unsigned long vhca_rnr_delay(u8 timer)
+{
+	return msecs_to_jiffies(timer ? max(1U, 1U << (timer / 4)) : 655);
+}
+
+static struct sk_buff *vhca_build(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+				  void **payload)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	const struct vhca_pkt_opinfo *info = vhca_pkt_opinfo(pkt->opcode);
+	u32 pad = vhca_pkt_pad(pkt->paylen);
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = vhca_net_alloc_skb(vdev, info->hdr_len + pkt->paylen + pad,
+				 GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	hdr = skb_put(skb, info->hdr_len);
+	if (vhca_pkt_build(hdr, info->hdr_len, pkt) < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	*payload = skb_put(skb, pkt->paylen);
+	skb_put_zero(skb, pad);
+	return skb;
+}
+
+static void vhca_xmit_list(struct vhca_qp *qp, struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		vhca_net_xmit(vdev, &qp->attr.ah_attr.grh, vhca_qp_sport(qp),
+			      skb);
+}
+
+/* An ACK or NAK for psn, onto list. */
+static void vhca_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
+			   struct sk_buff_head *list)
+{
+	struct vhca_pkt pkt = {
+		.opcode = VHCA_OP_RC_ACKNOWLEDGE,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = psn,
+		.aeth_syndrome = syndrome,
+	};
+	struct sk_buff *skb;
+	void *payload;
+
+	skb = vhca_build(qp, &pkt, &payload);
+	if (skb)
+		__skb_queue_tail(list, skb);
+}
+
+void vhca_engine_kick(struct vhca_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC && !READ_ONCE(qp->dying))
+		queue_work(system_unbound_wq, &qp->tx_work);
+}
+
+/* ---- completions ---- */
+
+static enum ib_wc_opcode vhca_req_wc_opcode(u8 op)
+{
+	switch (op) {
+	case VHCA_WR_RDMA_WRITE:
+	case VHCA_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case VHCA_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Complete the WQE at sq_tail; under sq_lock. */
+static void vhca_req_complete(struct vhca_qp *qp, u8 status)
+{
+	struct vhca_swqe *w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
+	bool unsent = qp->sq_next == qp->sq_tail;
+
+	if (status != IB_WC_SUCCESS || (w->hdr.flags & VHCA_WQE_SIGNALED)) {
+		struct vhca_cqe cqe = {
+			.wr_id = w->hdr.wr_id,
+			.status = status,
+			.opcode = vhca_req_wc_opcode(w->hdr.opcode),
+			.byte_len = w->len,
+			.qp_num = qp->ibqp.qp_num,
+		};
+
+		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
+	}
+	w->fetched = false;
+	qp->sq_tail++;
+	if (unsent) {
+		qp->sq_next = qp->sq_tail;
+		qp->sq_pkt = 0;
+	}
+	/* The provider may reuse the slot once it sees the tail. */
+	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+}
+
+/*
+ * The QP fails: the oldest send WQE completes with status (unless that is
+ * IB_WC_SUCCESS, for a failure of the responder), the QP moves to the
+ * error state where the rest is flushed, and a failure no WQE reports
+ * raises IB_EVENT_QP_FATAL.  Called without the QP's locks.
+ */
+static void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
+	    qp->swqe[qp->sq_tail & (qp->sq.count - 1)].fetched) {
+		vhca_req_complete(qp, status);
+		done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	vhca_qp_to_error(qp);
+	if (!done && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* ---- requester ---- */
+
+/*
+ * Copy the WQE at index from the ring and check it.  A WQE the device
+ * cannot execute keeps a failed wc_status and is completed in error when
+ * its turn comes.  Under sq_lock.
+ */
+static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
+{
+	struct vhca_swqe *w = &qp->swqe[index & (qp->sq.count - 1)];
+	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, index);
+	const struct vhca_sge *sge = (const struct vhca_sge *)(slot + 1);
+	u32 mtu = vhca_qp_mtu(qp), npsn, i;
+	u64 len = 0;
+
+	w->hdr.wr_id = READ_ONCE(slot->wr_id);
+	w->hdr.opcode = READ_ONCE(slot->opcode);
+	w->hdr.flags = READ_ONCE(slot->flags) | (qp->sig_all ?
+						 VHCA_WQE_SIGNALED : 0);
+	w->hdr.num_sge = READ_ONCE(slot->num_sge);
+	w->hdr.inline_len = READ_ONCE(slot->inline_len);
+	w->hdr.imm_data = READ_ONCE(slot->imm_data);
+	w->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
+	w->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
+	w->wc_status = IB_WC_SUCCESS;
+	w->fetched = true;
+
+	if (w->hdr.opcode > VHCA_WR_RDMA_READ) {
+		w->wc_status = IB_WC_LOC_QP_OP_ERR;
+	} else if (w->hdr.flags & VHCA_WQE_INLINE) {
+		if (w->hdr.inline_len > qp->max_inline ||
+		    w->hdr.opcode == VHCA_WR_RDMA_READ)
+			w->wc_status = IB_WC_LOC_LEN_ERR;
+		else
+			memcpy(w->data, sge, w->hdr.inline_len);
+		len = w->hdr.inline_len;
+	} else if (w->hdr.num_sge > qp->max_send_sge) {
+		w->wc_status = IB_WC_LOC_LEN_ERR;
+	} else {
+		for (i = 0; i < w->hdr.num_sge; i++) {
+			w->sge[i].addr = READ_ONCE(sge[i].addr);
+			w->sge[i].length = READ_ONCE(sge[i].length);
+			w->sge[i].lkey = READ_ONCE(sge[i].lkey);
+			len += w->sge[i].length;
+		}
+	}
+	if (len > VHCA_MAX_MSG_SIZE)
+		w->wc_status = IB_WC_LOC_LEN_ERR;
+	w->len = w->wc_status == IB_WC_SUCCESS ? len : 0;
+
+	npsn = vhca_pkt_npkts(w->len, mtu);
+	w->first_psn = qp->req_psn;
+	w->last_psn = vhca_psn_add(qp->req_psn, npsn - 1);
+	if (w->wc_status == IB_WC_SUCCESS)
+		qp->req_psn = vhca_psn_add(qp->req_psn, npsn);
+}
+
+static u8 vhca_req_opcode(u8 wr, bool first, bool last)
+{
+	static const u8 send[4] = { VHCA_OP_RC_SEND_MIDDLE,
+		VHCA_OP_RC_SEND_FIRST, VHCA_OP_RC_SEND_LAST,
+		VHCA_OP_RC_SEND_ONLY };
+	static const u8 write[4] = { VHCA_OP_RC_RDMA_WRITE_MIDDLE,
+		VHCA_OP_RC_RDMA_WRITE_FIRST, VHCA_OP_RC_RDMA_WRITE_LAST,
+		VHCA_OP_RC_RDMA_WRITE_ONLY };
+	int i = first | last << 1;
+
+	switch (wr) {
+	case VHCA_WR_SEND_WITH_IMM:
+		if (last)
+			return first ? VHCA_OP_RC_SEND_ONLY_WITH_IMM :
+				       VHCA_OP_RC_SEND_LAST_WITH_IMM;
+		fallthrough;
+	case VHCA_WR_SEND:
+		return send[i];
+	case VHCA_WR_RDMA_WRITE_WITH_IMM:
+		if (last)
+			return first ? VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM :
+				       VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM;
+		fallthrough;
+	case VHCA_WR_RDMA_WRITE:
+		return write[i];
+	default:
+		return VHCA_OP_RC_RDMA_READ_REQUEST;
+	}
+}
+
+/*
+ * Queue packet n of WQE w.  Returns 0, or the work completion status that
+ * fails the WQE (its local memory could not be read).
+ */
+static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *w, u32 n,
+			   struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	bool read = w->hdr.opcode == VHCA_WR_RDMA_READ;
+	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(w->len, mtu);
+	bool first = n == 0, last = read || n == npkts - 1;
+	struct vhca_pkt pkt = {
+		.opcode = vhca_req_opcode(w->hdr.opcode, first, last),
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = vhca_psn_add(w->first_psn, n),
+		.paylen = read ? 0 : vhca_pkt_seg_len(w->len, mtu, n),
+		.ackreq = last,
+		.se = last && (w->hdr.flags & VHCA_WQE_SOLICITED),
+		.imm = w->hdr.imm_data,
+		.reth_va = w->hdr.rdma.remote_addr,
+		.reth_rkey = w->hdr.rdma.rkey,
+		.reth_len = w->len,
+	};
+	struct sk_buff *skb;
+	void *payload;
+	int err = 0;
+
+	skb = vhca_build(qp, &pkt, &payload);
+	if (!skb)
+		return 0;	/* lost: the timer resends it */
+	if (w->hdr.flags & VHCA_WQE_INLINE)
+		memcpy(payload, w->data + n * mtu, pkt.paylen);
+	else if (pkt.paylen)
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, w->sge, w->hdr.num_sge,
+				    (u64)n * mtu, payload, pkt.paylen,
+				    VHCA_COPY_FROM_MR, 0);
+	if (err) {
+		kfree_skb(skb);
+		return err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+	}
+	__skb_queue_tail(list, skb);
+	return 0;
+}
+
+/* Fences: a WQE waits for every READ before it to complete. */
+static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != end; i++)
+		if (qp->swqe[i & (qp->sq.count - 1)].hdr.opcode ==
+		    VHCA_WR_RDMA_READ)
+			return true;
+	return false;
+}
+
+static u32 vhca_req_reads_in_flight(struct vhca_qp *qp)
+{
+	u32 i, n = 0;
+
+	for (i = qp->sq_tail; i != qp->sq_next; i++)
+		n += qp->swqe[i & (qp->sq.count - 1)].hdr.opcode ==
+		     VHCA_WR_RDMA_READ;
+	return n;
+}
+
+static void vhca_req_work(struct work_struct *work)
+{
+	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
+	u32 mtu, head, used, budget = VHCA_REQ_BUDGET;
+	struct sk_buff_head list;
+	struct vhca_swqe *w;
+	unsigned long flags;
+	u8 failed = IB_WC_SUCCESS;
+	bool more = false;
+	int status;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_RTS || !qp->sq.count)
+		goto out;
+	mtu = vhca_qp_mtu(qp);
+	/* Pairs with the producer's release: WQEs before head are written. */
+	head = smp_load_acquire(&qp->recs.db->head[0]);
+	used = vhca_ring_used(&qp->sq, head, qp->sq_tail);
+	if (used == U32_MAX)
+		goto out;	/* a head no producer could write: ignored */
+
+	while (qp->sq_next != head && budget) {
+		w = &qp->swqe[qp->sq_next & (qp->sq.count - 1)];
+		if (!w->fetched)
+			vhca_req_fetch(qp, qp->sq_next);
+		if (w->wc_status != IB_WC_SUCCESS) {
+			/* It fails once everything before it completed. */
+			if (qp->sq_next == qp->sq_tail)
+				failed = w->wc_status;
+			break;
+		}
+		if (!qp->sq_pkt && (w->hdr.flags & VHCA_WQE_FENCE) &&
+		    vhca_req_reads_pending(qp, qp->sq_next))
+			break;
+		if (!qp->sq_pkt && w->hdr.opcode == VHCA_WR_RDMA_READ &&
+		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
+							  qp->attr.max_rd_atomic))
+			break;
+		status = vhca_req_packet(qp, w, qp->sq_pkt, &list);
+		if (status) {
+			if (qp->sq_next == qp->sq_tail)
+				failed = status;
+			w->wc_status = status;
+			break;
+		}
+		budget--;
+		if (w->hdr.opcode == VHCA_WR_RDMA_READ ||
+		    ++qp->sq_pkt == vhca_pkt_npkts(w->len, mtu)) {
+			qp->sq_pkt = 0;
+			qp->sq_next++;
+		}
+	}
+	more = !budget && qp->sq_next != head;
+	if (qp->sq_tail != qp->sq_next && !timer_pending(&qp->rexmit_timer))
+		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	vhca_xmit_list(qp, &list);
+	if (failed != IB_WC_SUCCESS)
+		vhca_qp_fatal(qp, failed);
+	else if (more)
+		vhca_engine_kick(qp);
+}
+
+/* Send again from the oldest unacknowledged WQE.  Under sq_lock. */
+static void vhca_req_rewind(struct vhca_qp *qp)
+{
+	qp->sq_next = qp->sq_tail;
+	qp->sq_pkt = 0;
+	qp->comp_psn = qp->swqe[qp->sq_tail & (qp->sq.count - 1)].first_psn;
+	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
+}
+
+static void vhca_rexmit_timer(struct timer_list *t)
+{
+	struct vhca_qp *qp = from_timer(qp, t, rexmit_timer);
+	unsigned long flags;
+	bool fatal = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->dying || qp->state != IB_QPS_RTS || qp->sq_tail == qp->sq_next) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	if (!qp->retry_left) {
+		fatal = true;
+	} else {
+		if (qp->retry_left != 7)
+			qp->retry_left--;
+		vhca_req_rewind(qp);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_RETRY_EXC_ERR);
+	else
+		vhca_engine_kick(qp);
+}
+
+/* ---- completer ---- */
+
+static u8 vhca_nak_status(u8 syndrome)
+{
+	switch (syndrome & VHCA_AETH_VALUE_MASK) {
+	case VHCA_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case VHCA_NAK_REM_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	default:
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+/* An ACK, NAK or READ response for the requester of qp; in softirq. */
+static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 struct sk_buff *skb, u32 off)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u8 type = pkt->aeth_syndrome & VHCA_AETH_TYPE_MASK;
+	bool acked = false, kick = false;
+	u8 fatal = IB_WC_SUCCESS;
+	struct vhca_swqe *w;
+	unsigned long flags;
+	u32 mtu, psn = pkt->psn;
+	int err;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto out;
+	mtu = vhca_qp_mtu(qp);
+
+	/* READ response data for the oldest outstanding READ. */
+	if (pkt->opcode != VHCA_OP_RC_ACKNOWLEDGE) {
+		while (qp->sq_tail != qp->sq_next) {
+			w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
+			if (w->hdr.opcode == VHCA_WR_RDMA_READ)
+				break;
+			/* A READ response acknowledges what precedes it. */
+			if (!vhca_psn_before(w->last_psn, psn))
+				goto out;
+			vhca_req_complete(qp, IB_WC_SUCCESS);
+			acked = true;
+		}
+		if (qp->sq_tail == qp->sq_next)
+			goto out;
+		w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
+		if (psn != qp->comp_psn || vhca_psn_after(psn, w->last_psn))
+			goto out;	/* out of order: the timer rereads */
+		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, w->sge,
+					w->hdr.num_sge,
+					(u64)vhca_psn_diff(psn, w->first_psn) * mtu,
+					skb, off, pkt->paylen, VHCA_COPY_TO_MR,
+					IB_ACCESS_LOCAL_WRITE);
+		if (err) {
+			fatal = err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+						 IB_WC_LOC_PROT_ERR;
+			goto out;
+		}
+		qp->comp_psn = vhca_psn_add(psn, 1);
+		if (psn == w->last_psn) {
+			vhca_req_complete(qp, IB_WC_SUCCESS);
+			if (qp->sq_tail != qp->sq_next)
+				qp->comp_psn = qp->swqe[qp->sq_tail &
+					       (qp->sq.count - 1)].first_psn;
+			kick = true;
+		}
+		acked = true;
+		goto done;
+	}
+
+	if (type == VHCA_AETH_ACK || type == VHCA_AETH_RNR_NAK ||
+	    (type == VHCA_AETH_NAK &&
+	     (pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK) == VHCA_NAK_PSN_SEQ_ERR)) {
+		/* Everything before psn (an ACK: through psn) is done. */
+		while (qp->sq_tail != qp->sq_next) {
+			w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
+			if (w->hdr.opcode == VHCA_WR_RDMA_READ)
+				break;	/* only its responses complete it */
+			if (type == VHCA_AETH_ACK ?
+			    vhca_psn_after(w->last_psn, psn) :
+			    !vhca_psn_before(w->last_psn, psn))
+				break;
+			vhca_req_complete(qp, IB_WC_SUCCESS);
+			acked = true;
+		}
+		if (type == VHCA_AETH_RNR_NAK) {
+			if (!qp->rnr_left) {
+				fatal = IB_WC_RNR_RETRY_EXC_ERR;
+				goto out;
+			}
+			if (qp->rnr_left != 7)
+				qp->rnr_left--;
+			atomic64_inc(&vdev->counters[VHCA_CNT_RNR_NAKS]);
+			if (qp->sq_tail != qp->sq_next)
+				vhca_req_rewind(qp);
+			mod_timer(&qp->rexmit_timer, jiffies +
+				  vhca_rnr_delay(pkt->aeth_syndrome &
+						 VHCA_AETH_VALUE_MASK));
+			goto out;
+		}
+		if (type == VHCA_AETH_NAK) {
+			atomic64_inc(&vdev->counters[VHCA_CNT_SEQ_NAKS]);
+			if (qp->sq_tail != qp->sq_next)
+				vhca_req_rewind(qp);
+			kick = true;
+		}
+		goto done;
+	}
+
+	/* The peer refused the oldest request outright. */
+	if (qp->sq_tail != qp->sq_next)
+		fatal = vhca_nak_status(pkt->aeth_syndrome);
+	goto out;
+
+done:
+	if (acked) {
+		qp->retry_left = qp->attr.retry_cnt;
+		qp->rnr_left = qp->attr.rnr_retry;
+		kick = true;
+	}
+	if (qp->sq_tail == qp->sq_next)
+		del_timer(&qp->rexmit_timer);
+	else if (acked)
+		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (fatal != IB_WC_SUCCESS)
+		vhca_qp_fatal(qp, fatal);
+	else if (kick)
+		vhca_engine_kick(qp);
+}
+
+/* ---- responder ---- */
+
+static void vhca_rmsg_close(struct vhca_rmsg *m)
+{
+	if (m->mr)
+		vhca_mr_put(m->mr);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The next receive WQE (RQ or SRQ) into m; false when there is none. */
+static bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m,
+				bool *bad)
+{
+	const struct vhca_recv_wqe *slot;
+	const struct vhca_sge *sge;
+	u32 head, used, i;
+
+	*bad = false;
+	if (qp->ibqp.srq) {
+		int err = vhca_srq_take(to_vsrq(qp->ibqp.srq), &m->rwqe, m->sge);
+
+		*bad = err == -EINVAL;
+		return err != -ENOENT;
+	}
+	if (!qp->rq.count)
+		return false;
+	/* Pairs with the producer's release: WQEs before head are written. */
+	head = smp_load_acquire(&qp->recs.db->head[1]);
+	used = vhca_ring_used(&qp->rq, head, qp->rq_tail);
+	if (!used || used == U32_MAX)
+		return false;
+	slot = vhca_ring_slot(&qp->rq, qp->rq_tail);
+	sge = (const struct vhca_sge *)(slot + 1);
+	m->rwqe.wr_id = READ_ONCE(slot->wr_id);
+	m->rwqe.num_sge = READ_ONCE(slot->num_sge);
+	if (m->rwqe.num_sge > qp->max_recv_sge) {
+		*bad = true;
+		m->rwqe.num_sge = 0;
+	}
+	for (i = 0; i < m->rwqe.num_sge; i++) {
+		m->sge[i].addr = READ_ONCE(sge[i].addr);
+		m->sge[i].length = READ_ONCE(sge[i].length);
+		m->sge[i].lkey = READ_ONCE(sge[i].lkey);
+	}
+	qp->rq_tail++;
+	/* The slot is read before the provider may reuse it. */
+	smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
+	return true;
+}
+
+static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *m,
+			       const struct vhca_pkt *pkt, u8 status,
+			       enum ib_wc_opcode opcode)
+{
+	struct vhca_cqe cqe = {
+		.wr_id = m->rwqe.wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = m->offset,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->attr.dest_qp_num,
+	};
+
+	if (pkt->opcode == VHCA_OP_RC_SEND_LAST_WITH_IMM ||
+	    pkt->opcode == VHCA_OP_RC_SEND_ONLY_WITH_IMM ||
+	    pkt->opcode == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
+	    pkt->opcode == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM) {
+		cqe.flags |= VHCA_CQE_WITH_IMM;
+		cqe.imm_data = pkt->imm;
+	}
+	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
+}
+
+/* Answer a READ request from the MR; responses onto list.  0 or a NAK code. */
+static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(pkt->reth_len, mtu);
+	struct vhca_mr *mr;
+	struct sk_buff *skb;
+	void *payload;
+	u32 i;
+	int err = 0;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		return VHCA_NAK_REM_ACCESS_ERR;
+	mr = vhca_mr_get(vdev, pkt->reth_rkey);
+	if (!mr || vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va, pkt->reth_len,
+				 IB_ACCESS_REMOTE_READ)) {
+		if (mr)
+			vhca_mr_put(mr);
+		return VHCA_NAK_REM_ACCESS_ERR;
+	}
+	for (i = 0; i < npkts; i++) {
+		struct vhca_pkt rsp = {
+			.dqpn = qp->attr.dest_qp_num,
+			.psn = vhca_psn_add(pkt->psn, i),
+			.paylen = vhca_pkt_seg_len(pkt->reth_len, mtu, i),
+			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+		};
+
+		rsp.opcode = npkts == 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY :
+			     !i ? VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST :
+			     i == npkts - 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_LAST :
+			     VHCA_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		skb = vhca_build(qp, &rsp, &payload);
+		if (!skb)
+			break;	/* the requester reads again */
+		err = vhca_mr_copy(mr, pkt->reth_va + (u64)i * mtu, payload,
+				   rsp.paylen, VHCA_COPY_FROM_MR);
+		if (err) {
+			kfree_skb(skb);
+			break;
+		}
+		__skb_queue_tail(list, skb);
+	}
+	vhca_mr_put(mr);
+	return err ? VHCA_NAK_REM_ACCESS_ERR : 0;
+}
+
+/*
+ * Execute one in-order request packet.  Returns 0, or -EAGAIN for RNR
+ * (no receive WQE), or a positive NAK code.
+ */
+static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  u8 opflags, struct sk_buff *skb, u32 off,
+			  struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vhca_rmsg *m = &qp->rmsg;
+	u8 op = pkt->opcode;
+	bool send = op <= VHCA_OP_RC_SEND_ONLY_WITH_IMM;
+	bool imm_write = op == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
+			 op == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM;
+	bool bad;
+	int err;
+
+	if (op == VHCA_OP_RC_RDMA_READ_REQUEST)
+		return m->active ? VHCA_NAK_INVALID_REQ :
+				   vhca_resp_read(qp, pkt, list);
+
+	/* A message starts with FIRST/ONLY and goes on with its own kind. */
+	if (!!(opflags & VHCA_PKT_FIRST) == m->active ||
+	    (m->active && m->send != send))
+		return VHCA_NAK_INVALID_REQ;
+
+	if (opflags & VHCA_PKT_FIRST) {
+		m->active = true;
+		m->send = send;
+		if (send) {
+			if (!vhca_resp_take_rwqe(qp, m, &bad)) {
+				memset(m, 0, sizeof(*m));
+				return -EAGAIN;
+			}
+			if (bad)
+				goto err_len;
+		} else {
+			if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+				goto err_access;
+			m->mr = pkt->reth_len ? vhca_mr_get(vdev, pkt->reth_rkey) :
+						NULL;
+			if (pkt->reth_len &&
+			    (!m->mr || vhca_mr_check(m->mr, qp->ibqp.pd,
+						     pkt->reth_va, pkt->reth_len,
+						     IB_ACCESS_REMOTE_WRITE)))
+				goto err_access;
+			m->va = pkt->reth_va;
+			m->left = pkt->reth_len;
+		}
+	}
+
+	if (send) {
+		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, m->sge,
+					m->rwqe.num_sge, m->offset, skb, off,
+					pkt->paylen, VHCA_COPY_TO_MR,
+					IB_ACCESS_LOCAL_WRITE);
+		if (err == -EINVAL)
+			goto err_len;
+		if (err)
+			goto err_prot;
+	} else if (pkt->paylen) {
+		if (pkt->paylen > m->left || !m->mr)
+			goto err_inval;
+		if (vhca_mr_copy_skb(m->mr, m->va, skb, off, pkt->paylen,
+				     VHCA_COPY_TO_MR))
+			goto err_access;
+		m->va += pkt->paylen;
+		m->left -= pkt->paylen;
+	}
+	m->offset += pkt->paylen;
+
+	if (opflags & VHCA_PKT_LAST) {
+		if (send) {
+			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS, IB_WC_RECV);
+		} else if (imm_write) {
+			/* The immediate consumes a receive WQE. */
+			if (!vhca_resp_take_rwqe(qp, m, &bad)) {
+				vhca_rmsg_close(m);
+				return -EAGAIN;
+			}
+			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS,
+					   IB_WC_RECV_RDMA_WITH_IMM);
+		}
+		vhca_rmsg_close(m);
+	}
+	return 0;
+
+err_len:
+	vhca_resp_complete(qp, m, pkt, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
+	vhca_rmsg_close(m);
+	return VHCA_NAK_INVALID_REQ;
+err_prot:
+	vhca_resp_complete(qp, m, pkt, IB_WC_LOC_PROT_ERR, IB_WC_RECV);
+	vhca_rmsg_close(m);
+	return VHCA_NAK_REM_OP_ERR;
+err_inval:
+	vhca_rmsg_close(m);
+	return VHCA_NAK_INVALID_REQ;
+err_access:
+	vhca_rmsg_close(m);
+	return VHCA_NAK_REM_ACCESS_ERR;
+}
+
+/* A request packet for the responder of qp; in softirq. */
+static void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 u8 opflags, struct sk_buff *skb, u32 off)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), npsn = 1;
+	struct sk_buff_head list;
+	unsigned long flags;
+	bool fatal = false;
+	s32 diff;
+	int ret;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		goto out;
+	if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+		npsn = vhca_pkt_npkts(pkt->reth_len, mtu);
+	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
+	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
+	    pkt->paylen != mtu)
+		goto out;
+
+	diff = vhca_psn_diff(pkt->psn, qp->resp_psn);
+	if (diff > 0) {
+		/* A gap: ask once for what is missing. */
+		if (!qp->nak_sent) {
+			qp->nak_sent = true;
+			vhca_queue_ack(qp, vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR),
+				       qp->resp_psn, &list);
+		}
+		goto out;
+	}
+	if (diff < 0) {
+		/* A duplicate: acknowledged again, READs answered again. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
+		if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+			vhca_resp_read(qp, pkt, &list);
+		else
+			vhca_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+				       vhca_psn_add(qp->resp_psn, -1),
+				       &list);
+		goto out;
+	}
+
+	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, &list);
+	if (ret == -EAGAIN) {
+		vhca_queue_ack(qp, vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
+			       pkt->psn, &list);
+		goto out;
+	}
+	if (ret > 0) {
+		vhca_queue_ack(qp, vhca_aeth_nak(ret), pkt->psn, &list);
+		fatal = true;
+		goto out;
+	}
+	qp->nak_sent = false;
+	qp->resp_psn = vhca_psn_add(pkt->psn, npsn);
+	if (pkt->ackreq && pkt->opcode != VHCA_OP_RC_RDMA_READ_REQUEST)
+		vhca_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			       pkt->psn, &list);
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	vhca_xmit_list(qp, &list);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_SUCCESS);
+}
+
+/* ---- receive ---- */
+
+/*
+ * A RoCEv2 packet for vdev: skb->data at the BTH, skb->len bytes through
+ * the ICRC; the IP and UDP headers precede it.  Consumes skb.  In softirq,
+ * under RCU.
+ */
+void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
+{
+	const struct vhca_pkt_opinfo *info;
+	struct vhca_pkt pkt;
+	struct vhca_qp *qp;
+
+	if (skb_linearize(skb))
+		goto drop;
+	if (vhca_pkt_parse(skb->data, skb->len, &pkt) ||
+	    vhca_pkt_icrc_check(skb_network_header(skb),
+				skb_transport_header(skb), skb->data,
+				skb->len))
+		goto drop;
+	info = vhca_pkt_opinfo(pkt.opcode);
+	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
+	if (!qp || qp->ibqp.qp_type != IB_QPT_RC || READ_ONCE(qp->dying))
+		goto drop;
+
+	if (pkt.opcode >= VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST &&
+	    pkt.opcode <= VHCA_OP_RC_ACKNOWLEDGE)
+		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
+	else
+		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
+drop:
+	kfree_skb(skb);
+}
+
+/* ---- QP lifecycle ---- */
+
+int vhca_engine_qp_init(struct vhca_qp *qp)
+{
+	INIT_WORK(&qp->tx_work, vhca_req_work);
+	timer_setup(&qp->rexmit_timer, vhca_rexmit_timer, 0);
+	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
+		return 0;
+	qp->swqe = kvcalloc(qp->sq.count, sizeof(*qp->swqe), GFP_KERNEL);
+	return qp->swqe ? 0 : -ENOMEM;
+}
+
+/* Stop the engine for a QP about to be freed (not findable any more). */
+void vhca_engine_qp_fini(struct vhca_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	WRITE_ONCE(qp->dying, true);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Receives run under RCU: none is left in the QP after this. */
+	synchronize_net();
+	cancel_work_sync(&qp->tx_work);
+	timer_shutdown_sync(&qp->rexmit_timer);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	vhca_rmsg_close(&qp->rmsg);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	kvfree(qp->swqe);
+}
+
+/*
+ * State changes as they concern the engine; under both queue locks with
+ * the state already set.
+ */
+void vhca_engine_qp_state(struct vhca_qp *qp)
+{
+	u32 i;
+
+	switch (qp->state) {
+	case IB_QPS_RTR:
+		qp->resp_psn = qp->attr.rq_psn;
+		qp->nak_sent = false;
+		break;
+	case IB_QPS_RTS:
+		if (!qp->swqe)
+			break;
+		qp->req_psn = qp->attr.sq_psn;
+		qp->comp_psn = qp->attr.sq_psn;
+		qp->retry_left = qp->attr.retry_cnt;
+		qp->rnr_left = qp->attr.rnr_retry;
+		break;
+	case IB_QPS_ERR:
+	case IB_QPS_RESET:
+		del_timer(&qp->rexmit_timer);
+		vhca_rmsg_close(&qp->rmsg);
+		qp->sq_next = qp->sq_tail;
+		qp->sq_pkt = 0;
+		for (i = 0; qp->swqe && i < qp->sq.count; i++)
+			qp->swqe[i].fetched = false;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: the RC data path between two vhca ports.  ibv_rc_pingpong over a
+# veth pair, in one namespace and across two (the second as a second host).
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+T=/tmp/rc-test
+mkdir -p $T
+
+# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s.
+pair() {
+	_n=$1
+	timeout 120 sh -c "$2" >$T/$_n.srv 2>&1 &
+	_p=$!
+	sleep 1
+	timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
+	_c=$?
+	wait $_p
+	_s=$?
+	tail -n 2 $T/$_n.srv $T/$_n.cli
+	[ $_c = 0 ] && [ $_s = 0 ]
+}
+
+check "insmod vhca.ko" load_vhca
+
+# ---- two ports in one namespace (the core needs accept_local, rp_filter 0)
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+for i in all default veth0 veth1; do
+	sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0
+done
+check "rdma link add vhca0, vhca1" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
+G0=$(gid_index vhca0 10.0.0.1)
+G1=$(gid_index vhca1 10.0.0.2)
+for args in "" "-e" "-s 1" "-s 65536" "-n 2000"; do
+	check "ibv_rc_pingpong $args (one namespace)" pair "pp$(echo "$args" | tr -d ' -')" \
+		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
+		"ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+done
+for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
+	check "$t (one namespace)" pair "$t" \
+		"$t -F -d vhca0 -x $G0 -n 200" \
+		"$t -F -d vhca1 -x $G1 -n 200 10.0.0.1"
+done
+rdma statistic show link vhca0/1
+rdma statistic show link vhca1/1
+check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+ip link del veth0
+
+# ---- two hosts: the second port in a namespace of its own
+ip netns add peer
+ip link add veth0 type veth peer name veth1
+ip link set veth1 netns peer
+ip addr add 10.0.0.1/24 dev veth0
+ip link set veth0 up
+ip netns exec peer ip addr add 10.0.0.2/24 dev veth1
+ip netns exec peer ip link set lo up
+ip netns exec peer ip link set veth1 up
+check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
+G0=$(gid_index vhca0 10.0.0.1)
+G1=$(gid_index vhca1 10.0.0.2)
+for args in "" "-s 4096 -n 2000"; do
+	check "ibv_rc_pingpong $args (two namespaces)" pair "ns$(echo "$args" | tr -d ' -')" \
+		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
+		"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+done
+check "ib_write_bw (two namespaces)" pair nswbw \
+	"ib_write_bw -F -d vhca0 -x $G0 -n 200" \
+	"ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -n 200 10.0.0.1"
+rdma statistic show link vhca0/1
+check "rmmod vhca" rmmod vhca
+check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+ip netns del peer
+finish
