@@ -8,6 +8,10 @@ export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 T=/tmp/rc-test
 mkdir -p $T
 
+no_vhca_left() {
+	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
+}
+
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s.
 pair() {
 	_n=$1
@@ -72,7 +76,35 @@ check "ib_write_bw (two namespaces)" pair nswbw \
 	"ib_write_bw -F -d vhca0 -x $G0 -n 200" \
 	"ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -n 200 10.0.0.1"
 rdma statistic show link vhca0/1
-check "rmmod vhca" rmmod vhca
+
+# ---- removal under traffic: the processes see errors, the kernel stays clean
+timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
+S1=$!
+sleep 1
+timeout 120 ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
+C1=$!
+wait_for 30 grep -q "#bytes" $T/del.cli
+check "rdma link delete vhca1 under traffic" rdma link delete vhca1
+wait $C1
+check "the client on the deleted device ends" test $? -ne 124
+wait $S1
+check "its peer ends too" test $? -ne 124
+check "vhca1 is gone" test ! -e /sys/class/infiniband/vhca1
+check "rdma link add vhca1 again" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
+wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
+G1=$(gid_index vhca1 10.0.0.2)
+timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
+S2=$!
+sleep 1
+timeout 120 ip netns exec peer ibv_rc_pingpong -e -d vhca1 -g $G1 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
+C2=$!
+sleep 5
+check "rmmod vhca with ibv_rc_pingpong -e running" rmmod vhca
+wait $S2
+check "the pingpong server ends" test $? -ne 124
+wait $C2
+check "the pingpong client ends" test $? -ne 124
+check "no vhca device is left" no_vhca_left
 check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
 ip netns del peer
 finish

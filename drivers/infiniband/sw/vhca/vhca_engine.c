@@ -27,6 +27,9 @@
 
 /* Packets one requester pass sends before it yields. */
 #define VHCA_REQ_BUDGET		64
+/* Packets in flight unacknowledged at most; ACKs are asked every so often. */
+#define VHCA_REQ_WINDOW		256
+#define VHCA_REQ_ACK_EVERY	64
 /* Retransmit timeout when the QP's is 0 ("infinite"), and its floor. */
 #define VHCA_TIMEOUT_DEFAULT_MS	500
 #define VHCA_TIMEOUT_MIN_MS	10
@@ -132,23 +135,24 @@ static enum ib_wc_opcode vhca_req_wc_opcode(u8 op)
 	}
 }
 
-/* Complete the WQE at sq_tail; under sq_lock. */
+/*
+ * Complete the WQE at sq_tail; under sq_lock.  The slot is released before
+ * the CQE appears: a process that polled the CQE may post into it at once.
+ */
 static void vhca_req_complete(struct vhca_qp *qp, u8 status)
 {
 	struct vhca_swqe *w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
 	bool unsent = qp->sq_next == qp->sq_tail;
+	struct vhca_cqe cqe = {
+		.wr_id = w->hdr.wr_id,
+		.status = status,
+		.opcode = vhca_req_wc_opcode(w->hdr.opcode),
+		.byte_len = w->len,
+		.qp_num = qp->ibqp.qp_num,
+	};
+	bool signaled = status != IB_WC_SUCCESS ||
+			(w->hdr.flags & VHCA_WQE_SIGNALED);
 
-	if (status != IB_WC_SUCCESS || (w->hdr.flags & VHCA_WQE_SIGNALED)) {
-		struct vhca_cqe cqe = {
-			.wr_id = w->hdr.wr_id,
-			.status = status,
-			.opcode = vhca_req_wc_opcode(w->hdr.opcode),
-			.byte_len = w->len,
-			.qp_num = qp->ibqp.qp_num,
-		};
-
-		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
-	}
 	w->fetched = false;
 	qp->sq_tail++;
 	if (unsent) {
@@ -157,6 +161,8 @@ static void vhca_req_complete(struct vhca_qp *qp, u8 status)
 	}
 	/* The provider may reuse the slot once it sees the tail. */
 	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+	if (signaled)
+		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
 }
 
 /*
@@ -285,12 +291,13 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *w, u32 n,
 	bool read = w->hdr.opcode == VHCA_WR_RDMA_READ;
 	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(w->len, mtu);
 	bool first = n == 0, last = read || n == npkts - 1;
+	u32 done = 0;
 	struct vhca_pkt pkt = {
 		.opcode = vhca_req_opcode(w->hdr.opcode, first, last),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(w->first_psn, n),
 		.paylen = read ? 0 : vhca_pkt_seg_len(w->len, mtu, n),
-		.ackreq = last,
+		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
 		.se = last && (w->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = w->hdr.imm_data,
 		.reth_va = w->hdr.rdma.remote_addr,
@@ -300,6 +307,16 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *w, u32 n,
 	struct sk_buff *skb;
 	void *payload;
 	int err = 0;
+
+	/* A READ partly answered already asks only for the rest again. */
+	if (read && w == &qp->swqe[qp->sq_tail & (qp->sq.count - 1)] &&
+	    vhca_psn_after(qp->comp_psn, w->first_psn) &&
+	    !vhca_psn_after(qp->comp_psn, w->last_psn)) {
+		done = vhca_psn_diff(qp->comp_psn, w->first_psn) * mtu;
+		pkt.psn = qp->comp_psn;
+		pkt.reth_va += done;
+		pkt.reth_len -= done;
+	}
 
 	skb = vhca_build(qp, &pkt, &payload);
 	if (!skb)
@@ -316,6 +333,21 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *w, u32 n,
 	}
 	__skb_queue_tail(list, skb);
 	return 0;
+}
+
+/* Packets are in flight: a WQE sent, or one being sent, is unacknowledged. */
+static bool vhca_req_busy(const struct vhca_qp *qp)
+{
+	return qp->sq_tail != qp->sq_next || qp->sq_pkt;
+}
+
+/* The PSN of the next packet the requester sends. */
+static u32 vhca_req_next_psn(struct vhca_qp *qp)
+{
+	struct vhca_swqe *w = &qp->swqe[qp->sq_next & (qp->sq.count - 1)];
+
+	return w->fetched ? vhca_psn_add(w->first_psn, qp->sq_pkt) :
+			    qp->req_psn;
 }
 
 /* Fences: a WQE waits for every READ before it to complete. */
@@ -372,6 +404,9 @@ static void vhca_req_work(struct work_struct *work)
 				failed = w->wc_status;
 			break;
 		}
+		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->acked_psn) >=
+		    VHCA_REQ_WINDOW)
+			break;
 		if (!qp->sq_pkt && (w->hdr.flags & VHCA_WQE_FENCE) &&
 		    vhca_req_reads_pending(qp, qp->sq_next))
 			break;
@@ -394,7 +429,7 @@ static void vhca_req_work(struct work_struct *work)
 		}
 	}
 	more = !budget && qp->sq_next != head;
-	if (qp->sq_tail != qp->sq_next && !timer_pending(&qp->rexmit_timer))
+	if (vhca_req_busy(qp) && !timer_pending(&qp->rexmit_timer))
 		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -405,13 +440,40 @@ out:
 		vhca_engine_kick(qp);
 }
 
-/* Send again from the oldest unacknowledged WQE.  Under sq_lock. */
-static void vhca_req_rewind(struct vhca_qp *qp)
+/*
+ * Send again from psn on: the WQE holding it and all after it (a READ from
+ * its request).  Under sq_lock, with WQEs outstanding.
+ */
+static void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
 {
-	qp->sq_next = qp->sq_tail;
-	qp->sq_pkt = 0;
-	qp->comp_psn = qp->swqe[qp->sq_tail & (qp->sq.count - 1)].first_psn;
+	u32 i, end = qp->sq_next + !!qp->sq_pkt, mtu = vhca_qp_mtu(qp);
+	struct vhca_swqe *w;
+	s32 pkt;
+
+	for (i = qp->sq_tail; i != end; i++) {
+		w = &qp->swqe[i & (qp->sq.count - 1)];
+		if (!vhca_psn_before(w->last_psn, psn))
+			break;
+	}
+	if (i == end)
+		return;		/* nothing sent from psn on */
+	w = &qp->swqe[i & (qp->sq.count - 1)];
+	pkt = vhca_psn_diff(psn, w->first_psn);
+	qp->sq_next = i;
+	qp->sq_pkt = w->hdr.opcode == VHCA_WR_RDMA_READ || pkt < 0 ? 0 :
+		     min_t(u32, pkt, vhca_pkt_npkts(w->len, mtu) - 1);
+	w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
+	if (w->hdr.opcode != VHCA_WR_RDMA_READ ||
+	    vhca_psn_before(qp->comp_psn, w->first_psn) ||
+	    vhca_psn_after(qp->comp_psn, w->last_psn))
+		qp->comp_psn = w->first_psn;
 	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
+}
+
+/* Send again from the oldest unacknowledged WQE. */
+static void vhca_req_rewind_all(struct vhca_qp *qp)
+{
+	vhca_req_rewind(qp, qp->swqe[qp->sq_tail & (qp->sq.count - 1)].first_psn);
 }
 
 static void vhca_rexmit_timer(struct timer_list *t)
@@ -421,16 +483,15 @@ static void vhca_rexmit_timer(struct timer_list *t)
 	bool fatal = false;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->dying || qp->state != IB_QPS_RTS || qp->sq_tail == qp->sq_next) {
+	if (qp->dying || qp->state != IB_QPS_RTS || !vhca_req_busy(qp)) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}
 	if (!qp->retry_left) {
 		fatal = true;
 	} else {
-		if (qp->retry_left != 7)
-			qp->retry_left--;
-		vhca_req_rewind(qp);
+		qp->retry_left--;
+		vhca_req_rewind_all(qp);
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (fatal)
@@ -499,6 +560,7 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			goto out;
 		}
 		qp->comp_psn = vhca_psn_add(psn, 1);
+		qp->acked_psn = qp->comp_psn;
 		if (psn == w->last_psn) {
 			vhca_req_complete(qp, IB_WC_SUCCESS);
 			if (qp->sq_tail != qp->sq_next)
@@ -514,6 +576,12 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	    (type == VHCA_AETH_NAK &&
 	     (pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK) == VHCA_NAK_PSN_SEQ_ERR)) {
 		/* Everything before psn (an ACK: through psn) is done. */
+		if (vhca_psn_after(type == VHCA_AETH_ACK ? vhca_psn_add(psn, 1) :
+				   psn, qp->acked_psn)) {
+			qp->acked_psn = type == VHCA_AETH_ACK ?
+					vhca_psn_add(psn, 1) : psn;
+			acked = true;
+		}
 		while (qp->sq_tail != qp->sq_next) {
 			w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
 			if (w->hdr.opcode == VHCA_WR_RDMA_READ)
@@ -533,8 +601,8 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			if (qp->rnr_left != 7)
 				qp->rnr_left--;
 			atomic64_inc(&vdev->counters[VHCA_CNT_RNR_NAKS]);
-			if (qp->sq_tail != qp->sq_next)
-				vhca_req_rewind(qp);
+			if (vhca_req_busy(qp))
+				vhca_req_rewind(qp, psn);
 			mod_timer(&qp->rexmit_timer, jiffies +
 				  vhca_rnr_delay(pkt->aeth_syndrome &
 						 VHCA_AETH_VALUE_MASK));
@@ -542,15 +610,20 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		}
 		if (type == VHCA_AETH_NAK) {
 			atomic64_inc(&vdev->counters[VHCA_CNT_SEQ_NAKS]);
-			if (qp->sq_tail != qp->sq_next)
-				vhca_req_rewind(qp);
+			/*
+			 * A NAK for a PSN not sent again yet since the last
+			 * rewind is answered by that rewind already.
+			 */
+			if (vhca_req_busy(qp) &&
+			    vhca_psn_before(psn, vhca_req_next_psn(qp)))
+				vhca_req_rewind(qp, psn);
 			kick = true;
 		}
 		goto done;
 	}
 
 	/* The peer refused the oldest request outright. */
-	if (qp->sq_tail != qp->sq_next)
+	if (vhca_req_busy(qp))
 		fatal = vhca_nak_status(pkt->aeth_syndrome);
 	goto out;
 
@@ -560,7 +633,7 @@ done:
 		qp->rnr_left = qp->attr.rnr_retry;
 		kick = true;
 	}
-	if (qp->sq_tail == qp->sq_next)
+	if (!vhca_req_busy(qp))
 		del_timer(&qp->rexmit_timer);
 	else if (acked)
 		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
@@ -947,6 +1020,7 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 			break;
 		qp->req_psn = qp->attr.sq_psn;
 		qp->comp_psn = qp->attr.sq_psn;
+		qp->acked_psn = qp->attr.sq_psn;
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
 		break;

@@ -48,7 +48,9 @@ static void vhca_flush_cqe(struct vhca_qp *qp, struct ib_cq *ibcq, u64 wr_id,
 static void vhca_flush_sq(struct vhca_qp *qp)
 {
 	struct vhca_send_wqe *wqe;
+	enum ib_wc_opcode opcode;
 	u32 head, n;
+	u64 wr_id;
 
 	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->sq.count)
@@ -61,18 +63,20 @@ static void vhca_flush_sq(struct vhca_qp *qp)
 	smp_rmb();
 	while (n--) {
 		wqe = vhca_ring_slot(&qp->sq, qp->sq_tail);
-		vhca_flush_cqe(qp, qp->ibqp.send_cq, READ_ONCE(wqe->wr_id),
-			       vhca_wc_opcode(READ_ONCE(wqe->opcode)));
+		wr_id = READ_ONCE(wqe->wr_id);
+		opcode = vhca_wc_opcode(READ_ONCE(wqe->opcode));
 		qp->sq_tail++;
+		/* The slot is free before its CQE appears. */
+		smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+		vhca_flush_cqe(qp, qp->ibqp.send_cq, wr_id, opcode);
 	}
-	/* The provider may reuse the slots once it sees the tail. */
-	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
 }
 
 static void vhca_flush_rq(struct vhca_qp *qp)
 {
 	struct vhca_recv_wqe *wqe;
 	u32 head, n;
+	u64 wr_id;
 
 	lockdep_assert_held(&qp->rq_lock);
 	if (!qp->rq.count)
@@ -85,12 +89,12 @@ static void vhca_flush_rq(struct vhca_qp *qp)
 	smp_rmb();
 	while (n--) {
 		wqe = vhca_ring_slot(&qp->rq, qp->rq_tail);
-		vhca_flush_cqe(qp, qp->ibqp.recv_cq, READ_ONCE(wqe->wr_id),
-			       IB_WC_RECV);
+		wr_id = READ_ONCE(wqe->wr_id);
 		qp->rq_tail++;
+		/* The slot is free before its CQE appears. */
+		smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
+		vhca_flush_cqe(qp, qp->ibqp.recv_cq, wr_id, IB_WC_RECV);
 	}
-	/* The provider may reuse the slots once it sees the tail. */
-	smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
 }
 
 /* Change state with both queues locked, with the state's side effects. */

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: RC data, every byte verified (vhca_rdma server and client): SGE
+# lists, immediate data, 1 MiB messages, WRITE, READ and the access errors.
+# Two ports in one namespace; across two namespaces (the tests in reverse
+# order); and across two namespaces with netem loss, reordering and
+# duplication on both sides, which must make the ports retransmit.
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+PROG=$VHCA_TOP/build/tests/vhca_rdma
+T=/tmp/rdma-test
+mkdir -p $T
+NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
+
+# run NAME TCP_PORT PEER_PREFIX [TEST...]: the server on vhca0, the client
+# on vhca1 (run under PEER_PREFIX, e.g. "ip netns exec peer"); both must
+# exit 0 within 300 s.
+run() {
+	_n=$1
+	_port=$2
+	_pre=$3
+	shift 3
+	_t0=$(date +%s)
+	timeout 300 $PROG server vhca0 "$G0" "$_port" >$T/$_n.srv 2>&1 &
+	_p=$!
+	sleep 1
+	timeout 300 $_pre $PROG client vhca1 "$G1" 10.0.0.1 "$_port" "$@" \
+		>$T/$_n.cli 2>&1
+	_c=$?
+	wait $_p
+	_s=$?
+	relay "$_n client" $T/$_n.cli
+	relay "$_n server" $T/$_n.srv
+	echo "$_n: $(($(date +%s) - _t0)) s"
+	check "$_n: the client exits 0 (exit status $_c)" test $_c = 0
+	check "$_n: the server exits 0 (exit status $_s)" test $_s = 0
+}
+
+# counter PREFIX DEV NAME: a counter of port 1 of DEV.
+counter() {
+	$1 rdma statistic show link "$2/1" | sed -n "s/.* $3 \([0-9]*\).*/\1/p"
+}
+
+# total COUNTER: the counter of vhca0 plus vhca1's (in the peer namespace).
+total() {
+	echo $(($(counter "" vhca0 "$1") + $(counter "ip netns exec peer" vhca1 "$1")))
+}
+
+check "insmod vhca.ko" load_vhca
+
+# ---- two ports in one namespace (the core needs accept_local, rp_filter 0)
+veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+for i in all default veth0 veth1; do
+	sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0
+done
+check "rdma link add vhca0, vhca1" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
+G0=$(gid_index vhca0 10.0.0.1)
+G1=$(gid_index vhca1 10.0.0.2)
+run one-ns 18515 ""
+rdma statistic show link vhca0/1
+rdma statistic show link vhca1/1
+check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+ip link del veth0
+
+# ---- two hosts: the second port in a namespace of its own
+ip netns add peer
+ip link add veth0 type veth peer name veth1
+ip link set veth1 netns peer
+ip addr add 10.0.0.1/24 dev veth0
+ip link set veth0 up
+ip netns exec peer ip addr add 10.0.0.2/24 dev veth1
+ip netns exec peer ip link set lo up
+ip netns exec peer ip link set veth1 up
+check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
+G0=$(gid_index vhca0 10.0.0.1)
+G1=$(gid_index vhca1 10.0.0.2)
+run two-ns 18516 "ip netns exec peer" $($PROG list | sed -n '1!G;h;$p')
+rdma statistic show link vhca0/1
+ip netns exec peer rdma statistic show link vhca1/1
+
+# ---- the same with loss, reordering, duplication and delay both ways: the
+# data tests (an error test's NAK may be lost, and the retried request then
+# finds the responder in the error state: RETRY_EXC_ERR, a legal outcome).
+check "netem on veth0 and veth1: $NETEM" sh -c \
+	"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
+# One client and server per test, to see each test's counters.
+r=0 n=0 d=0 port=18517
+for t in $($PROG list | grep -v '^err-'); do
+	p0=$(total tx_packets) r0=$(total retransmits) n0=$(total seq_naks)
+	d0=$(total duplicate_requests)
+	run "lossy-$t" $port "ip netns exec peer" "$t"
+	p1=$(($(total tx_packets) - p0)) r1=$(($(total retransmits) - r0))
+	n1=$(($(total seq_naks) - n0)) d1=$(($(total duplicate_requests) - d0))
+	echo "lossy-$t: tx_packets $p1, retransmits $r1, seq_naks $n1, duplicate_requests $d1 (both ports)"
+	r=$((r + r1)) n=$((n + n1)) d=$((d + d1)) port=$((port + 1))
+done
+rdma statistic show link vhca0/1
+ip netns exec peer rdma statistic show link vhca1/1
+echo "lossy runs: retransmits $r, seq_naks $n, duplicate_requests $d (both ports)"
+check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
+check "lossy: sequence NAKs were sent ($n)" test "$n" -gt 0
+check "lossy: duplicate requests were seen ($d)" test "$d" -gt 0
+tc qdisc del dev veth0 root
+check "rmmod vhca" rmmod vhca
+check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+ip netns del peer
+finish
