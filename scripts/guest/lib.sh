@@ -88,6 +88,29 @@ veth_pair() {
 		ip link set "$1" up && ip link set "$2" up
 }
 
+# local_pair: veth0 (10.0.0.1) and veth1 (10.0.0.2) in this namespace, set
+# up for two RDMA ports on one host (the core resolves the peer's MAC by
+# route and neighbour lookup: accept_local=1 and rp_filter=0 are needed).
+local_pair() {
+	veth_pair veth0 veth1 10.0.0.1 10.0.0.2 || return 1
+	for _i in all default veth0 veth1; do
+		sysctl -qw net.ipv4.conf.$_i.accept_local=1 \
+			net.ipv4.conf.$_i.rp_filter=0 || return 1
+	done
+}
+
+# peer_host: a second host, the network namespace "peer": veth0 (10.0.0.1)
+# here, its end veth1 (10.0.0.2) there.
+peer_host() {
+	ip netns add peer &&
+		ip link add veth0 type veth peer name veth1 &&
+		ip link set veth1 netns peer &&
+		ip addr add 10.0.0.1/24 dev veth0 && ip link set veth0 up &&
+		ip netns exec peer ip addr add 10.0.0.2/24 dev veth1 &&
+		ip netns exec peer ip link set lo up &&
+		ip netns exec peer ip link set veth1 up
+}
+
 # relay PREFIX FILE: count the PASS/FAIL lines a test program wrote.
 relay() {
 	while IFS= read -r _l; do

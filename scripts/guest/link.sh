@@ -83,14 +83,7 @@ ip link del veth0
 check "deleting the veth pair removes vhca0 and vhca1" wait_for 20 no_vhca_left
 
 # ---- a second host: one veth end in a namespace of its own
-ip netns add peer
-ip link add veth0 type veth peer name veth1
-ip link set veth1 netns peer
-ip addr add 10.0.0.1/24 dev veth0
-ip link set veth0 up
-ip netns exec peer ip addr add 10.0.0.2/24 dev veth1
-ip netns exec peer ip link set lo up
-ip netns exec peer ip link set veth1 up
+peer_host
 check "rdma link add vhca0 in the initial namespace" rdma link add vhca0 type vhca netdev veth0
 check "ip netns exec peer rdma link add vhca1" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
 refuse "veth1 is not visible from the initial namespace" rdma link add vhcay type vhca netdev veth1

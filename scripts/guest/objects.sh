@@ -18,10 +18,7 @@ coherent() {
 }
 
 check "insmod vhca.ko" load_vhca
-veth_pair veth0 veth1 10.0.0.1 10.0.0.2
-for i in all default veth0 veth1; do
-	sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0
-done
+local_pair
 check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
 check "the MAD layer attached: no port open failure" sh -c '! dmesg | grep -q "vhca0: Couldn.t"'
 check "rdma resource lists the GSI QP of vhca0" sh -c \

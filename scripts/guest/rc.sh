@@ -29,10 +29,7 @@ pair() {
 check "insmod vhca.ko" load_vhca
 
 # ---- two ports in one namespace (the core needs accept_local, rp_filter 0)
-veth_pair veth0 veth1 10.0.0.1 10.0.0.2
-for i in all default veth0 veth1; do
-	sysctl -qw net.ipv4.conf.$i.accept_local=1 net.ipv4.conf.$i.rp_filter=0
-done
+local_pair
 check "rdma link add vhca0, vhca1" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
 wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
@@ -54,14 +51,7 @@ check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link
 ip link del veth0
 
 # ---- two hosts: the second port in a namespace of its own
-ip netns add peer
-ip link add veth0 type veth peer name veth1
-ip link set veth1 netns peer
-ip addr add 10.0.0.1/24 dev veth0
-ip link set veth0 up
-ip netns exec peer ip addr add 10.0.0.2/24 dev veth1
-ip netns exec peer ip link set lo up
-ip netns exec peer ip link set veth1 up
+peer_host
 check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
 wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null

@@ -122,19 +122,6 @@ void vhca_engine_kick(struct vhca_qp *qp)
 
 /* ---- completions ---- */
 
-static enum ib_wc_opcode vhca_req_wc_opcode(u8 op)
-{
-	switch (op) {
-	case VHCA_WR_RDMA_WRITE:
-	case VHCA_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case VHCA_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 /*
  * Complete the WQE at sq_tail; under sq_lock.  The slot is released before
  * the CQE appears: a process that polled the CQE may post into it at once.
@@ -146,7 +133,7 @@ static void vhca_req_complete(struct vhca_qp *qp, u8 status)
 	struct vhca_cqe cqe = {
 		.wr_id = w->hdr.wr_id,
 		.status = status,
-		.opcode = vhca_req_wc_opcode(w->hdr.opcode),
+		.opcode = vhca_wc_opcode(w->hdr.opcode),
 		.byte_len = w->len,
 		.qp_num = qp->ibqp.qp_num,
 	};

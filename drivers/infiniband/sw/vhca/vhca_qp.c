@@ -14,7 +14,8 @@
 
 #define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
 
-static enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
+/* The work completion opcode of a send WQE opcode. */
+enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
 {
 	switch (wr_opcode) {
 	case VHCA_WR_RDMA_WRITE:

@@ -91,6 +91,7 @@ int vhca_qp_size_caps(struct ib_qp_cap *cap, bool has_srq,
 		      struct vhca_qp_geometry *geo);
 
 void vhca_qp_to_error(struct vhca_qp *qp);
+enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
 
 /* vhca_engine.c */
 int vhca_engine_qp_init(struct vhca_qp *qp);
