@@ -48,7 +48,7 @@
 #define PAGE		4096u
 #define MIB		(1u << 20)
 #define CANARY		0xa5
-#define WC_WAIT_MS	20000	/* a completion that should come */
+#define WC_WAIT_MS	120000	/* a completion that should come (slow debug kernels) */
 #define QUIET_MS	1000	/* a completion that should not come */
 #define CTL_WAIT_MS	120000	/* a control message */
 
