@@ -416,7 +416,9 @@ static void vhca_req_work(struct work_struct *work)
 		}
 	}
 	more = !budget && qp->sq_next != head;
-	if (vhca_req_busy(qp) && !timer_pending(&qp->rexmit_timer))
+	/* The timeout counts from the last packet sent. */
+	if (budget != VHCA_REQ_BUDGET ||
+	    (vhca_req_busy(qp) && !timer_pending(&qp->rexmit_timer)))
 		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
