@@ -111,6 +111,14 @@ peer_host() {
 		ip netns exec peer ip link set veth1 up
 }
 
+# port_gids: G0 and G1, the RoCE v2 GID indices of 10.0.0.1 on vhca0 and
+# of 10.0.0.2 on vhca1, once the core has added them.
+port_gids() {
+	wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
+	G0=$(gid_index vhca0 10.0.0.1)
+	G1=$(gid_index vhca1 10.0.0.2)
+}
+
 # relay PREFIX FILE: count the PASS/FAIL lines a test program wrote.
 relay() {
 	while IFS= read -r _l; do

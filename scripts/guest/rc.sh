@@ -32,9 +32,7 @@ check "insmod vhca.ko" load_vhca
 local_pair
 check "rdma link add vhca0, vhca1" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
-G0=$(gid_index vhca0 10.0.0.1)
-G1=$(gid_index vhca1 10.0.0.2)
+port_gids
 for args in "" "-e" "-s 1" "-s 65536" "-n 2000"; do
 	check "ibv_rc_pingpong $args (one namespace)" pair "pp$(echo "$args" | tr -d ' -')" \
 		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
@@ -54,9 +52,7 @@ ip link del veth0
 peer_host
 check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
-G0=$(gid_index vhca0 10.0.0.1)
-G1=$(gid_index vhca1 10.0.0.2)
+port_gids
 for args in "" "-s 4096 -n 2000"; do
 	check "ibv_rc_pingpong $args (two namespaces)" pair "ns$(echo "$args" | tr -d ' -')" \
 		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
@@ -81,8 +77,7 @@ wait $S1
 check "its peer ends too" test $? -ne 124
 check "vhca1 is gone" test ! -e /sys/class/infiniband/vhca1
 check "rdma link add vhca1 again" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
-wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
-G1=$(gid_index vhca1 10.0.0.2)
+port_gids
 timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
 S2=$!
 sleep 1

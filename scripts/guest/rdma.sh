@@ -53,9 +53,7 @@ check "insmod vhca.ko" load_vhca
 local_pair
 check "rdma link add vhca0, vhca1" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
-G0=$(gid_index vhca0 10.0.0.1)
-G1=$(gid_index vhca1 10.0.0.2)
+port_gids
 run one-ns 18515 ""
 rdma statistic show link vhca0/1
 rdma statistic show link vhca1/1
@@ -66,9 +64,7 @@ ip link del veth0
 peer_host
 check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
-G0=$(gid_index vhca0 10.0.0.1)
-G1=$(gid_index vhca1 10.0.0.2)
+port_gids
 run two-ns 18516 "ip netns exec peer" $($PROG list | sed -n '1!G;h;$p')
 rdma statistic show link vhca0/1
 ip netns exec peer rdma statistic show link vhca1/1
