@@ -119,6 +119,21 @@ port_gids() {
 	G1=$(gid_index vhca1 10.0.0.2)
 }
 
+# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s; their
+# output goes to $T/NAME.srv and $T/NAME.cli.
+pair() {
+	_n=$1
+	timeout 120 sh -c "$2" >$T/$_n.srv 2>&1 &
+	_p=$!
+	sleep 1
+	timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
+	_c=$?
+	wait $_p
+	_s=$?
+	tail -n 2 $T/$_n.srv $T/$_n.cli
+	[ $_c = 0 ] && [ $_s = 0 ]
+}
+
 # relay PREFIX FILE: count the PASS/FAIL lines a test program wrote.
 relay() {
 	while IFS= read -r _l; do

@@ -116,7 +116,7 @@ static void vhca_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 
 void vhca_engine_kick(struct vhca_qp *qp)
 {
-	if (qp->ibqp.qp_type == IB_QPT_RC && !READ_ONCE(qp->dying))
+	if (!READ_ONCE(qp->dying))
 		queue_work(system_unbound_wq, &qp->tx_work);
 }
 
@@ -644,8 +644,7 @@ static void vhca_rmsg_close(struct vhca_rmsg *m)
 }
 
 /* The next receive WQE (RQ or SRQ) into m; false when there is none. */
-static bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m,
-				bool *bad)
+bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad)
 {
 	const struct vhca_recv_wqe *slot;
 	const struct vhca_sge *sge;
@@ -949,7 +948,14 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		goto drop;
 	info = vhca_pkt_opinfo(pkt.opcode);
 	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
-	if (!qp || qp->ibqp.qp_type != IB_QPT_RC || READ_ONCE(qp->dying))
+	if (!qp || READ_ONCE(qp->dying))
+		goto drop;
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		vhca_ud_rx(qp, &pkt, skb, info->hdr_len);
+		goto drop;
+	}
+	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
+	if (pkt.opcode > VHCA_OP_RC_ACKNOWLEDGE)
 		goto drop;
 
 	if (pkt.opcode >= VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST &&
@@ -965,7 +971,8 @@ drop:
 
 int vhca_engine_qp_init(struct vhca_qp *qp)
 {
-	INIT_WORK(&qp->tx_work, vhca_req_work);
+	INIT_WORK(&qp->tx_work, qp->ibqp.qp_type == IB_QPT_RC ?
+		  vhca_req_work : vhca_ud_work);
 	timer_setup(&qp->rexmit_timer, vhca_rexmit_timer, 0);
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
 		return 0;
@@ -1005,9 +1012,9 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 		qp->nak_sent = false;
 		break;
 	case IB_QPS_RTS:
+		qp->req_psn = qp->attr.sq_psn;
 		if (!qp->swqe)
 			break;
-		qp->req_psn = qp->attr.sq_psn;
 		qp->comp_psn = qp->attr.sq_psn;
 		qp->acked_psn = qp->attr.sq_psn;
 		qp->retry_left = qp->attr.retry_cnt;

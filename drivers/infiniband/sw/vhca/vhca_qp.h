@@ -98,6 +98,13 @@ int vhca_engine_qp_init(struct vhca_qp *qp);
 void vhca_engine_qp_fini(struct vhca_qp *qp);
 void vhca_engine_qp_state(struct vhca_qp *qp);
 void vhca_engine_kick(struct vhca_qp *qp);
+bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad);
+
+/* vhca_ud.c: the engine of UD and GSI QPs */
+struct vhca_pkt;
+void vhca_ud_work(struct work_struct *work);
+void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		struct sk_buff *skb, u32 off);
 
 static inline struct vhca_qp *to_vqp(struct ib_qp *ibqp)
 {

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The engine for UD QPs and the GSI QP (QP1): datagrams of one packet
+ * each, SEND and SEND with immediate to an address handle.
+ *
+ * Sender (process context, the QP's work item): reads each send WQE once
+ * from the ring, checks it, resolves its AH (only the QP's PD's), builds
+ * one UD SEND packet with a DETH and transmits it; the WQE completes as
+ * soon as its payload is in the packet.  Local errors complete the WQE in
+ * error and move the QP to the error state.
+ *
+ * Receiver (softirq): checks the Q_Key, takes the next receive WQE (none:
+ * the datagram is dropped, as UD allows) and places the 40-byte network
+ * header RoCEv2 defines (IPv4: 20 zero bytes, then the IPv4 header; IPv6:
+ * the IPv6 header) followed by the payload.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "vhca.h"
+#include "vhca_pkt.h"
+
+/* WQEs one sender pass executes before it yields. */
+#define VHCA_UD_BUDGET		64
+/* The network header in front of a UD receive buffer's payload. */
+#define VHCA_UD_GRH_LEN		40
+
+/* A send WQE as read once from the ring. */
+struct vhca_ud_wqe {
+	struct vhca_send_wqe hdr;
+	struct vhca_sge sge[VHCA_MAX_SGE];
+	const u8 *inline_data;	/* in the ring slot, read when copied */
+	u32 len;
+};
+
+/* The largest UD payload: the port's MTU, from its netdev's. */
+static u32 vhca_ud_mtu(struct vhca_dev *vdev)
+{
+	return ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(vdev->ndev->mtu)));
+}
+
+/* Copy the WQE at sq_tail out of the ring and check it; a wc status. */
+static u8 vhca_ud_fetch(struct vhca_qp *qp, struct vhca_ud_wqe *w)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, qp->sq_tail);
+	const struct vhca_sge *sge = (const struct vhca_sge *)(slot + 1);
+	u64 len = 0;
+	u32 i;
+
+	w->hdr.wr_id = READ_ONCE(slot->wr_id);
+	w->hdr.opcode = READ_ONCE(slot->opcode);
+	w->hdr.flags = READ_ONCE(slot->flags) |
+		       (qp->sig_all ? VHCA_WQE_SIGNALED : 0);
+	w->hdr.num_sge = READ_ONCE(slot->num_sge);
+	w->hdr.inline_len = READ_ONCE(slot->inline_len);
+	w->hdr.imm_data = READ_ONCE(slot->imm_data);
+	w->hdr.ud.ah = READ_ONCE(slot->ud.ah);
+	w->hdr.ud.remote_qpn = READ_ONCE(slot->ud.remote_qpn);
+	w->hdr.ud.remote_qkey = READ_ONCE(slot->ud.remote_qkey);
+	w->len = 0;
+
+	if (w->hdr.opcode != VHCA_WR_SEND &&
+	    w->hdr.opcode != VHCA_WR_SEND_WITH_IMM)
+		return IB_WC_LOC_QP_OP_ERR;
+	if (w->hdr.ud.remote_qpn & ~VHCA_PKT_QPN_MASK)
+		return IB_WC_LOC_QP_OP_ERR;
+	if (w->hdr.flags & VHCA_WQE_INLINE) {
+		if (w->hdr.inline_len > qp->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		w->inline_data = (const u8 *)sge;
+		len = w->hdr.inline_len;
+	} else {
+		if (w->hdr.num_sge > qp->max_send_sge)
+			return IB_WC_LOC_LEN_ERR;
+		for (i = 0; i < w->hdr.num_sge; i++) {
+			w->sge[i].addr = READ_ONCE(sge[i].addr);
+			w->sge[i].length = READ_ONCE(sge[i].length);
+			w->sge[i].lkey = READ_ONCE(sge[i].lkey);
+			len += w->sge[i].length;
+		}
+	}
+	if (len > vhca_ud_mtu(vdev)) {
+		ibdev_dbg(&vdev->ibdev, "UD QP %u: %llu bytes exceed the MTU\n",
+			  qp->ibqp.qp_num, len);
+		return IB_WC_LOC_LEN_ERR;
+	}
+	w->len = len;
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * The packet of WQE w to av into *skbp (NULL if none could be allocated:
+ * the datagram is lost, as on a congested wire).  Returns a wc status.
+ */
+static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
+			struct sk_buff **skbp)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 qkey = w->hdr.ud.remote_qkey;
+	struct vhca_pkt pkt = {
+		.opcode = w->hdr.opcode == VHCA_WR_SEND_WITH_IMM ?
+			  VHCA_OP_UD_SEND_ONLY_WITH_IMM : VHCA_OP_UD_SEND_ONLY,
+		.dqpn = w->hdr.ud.remote_qpn,
+		.psn = qp->req_psn,
+		.paylen = w->len,
+		.se = w->hdr.flags & VHCA_WQE_SOLICITED,
+		.imm = w->hdr.imm_data,
+		.deth_sqpn = qp->ibqp.qp_num,
+	};
+	const struct vhca_pkt_opinfo *info = vhca_pkt_opinfo(pkt.opcode);
+	struct sk_buff *skb;
+	void *payload;
+	int err;
+
+	/* A Q_Key with its high bit set means the QP's own (IBA 10.2.5). */
+	pkt.deth_qkey = qkey & BIT(31) ? qp->attr.qkey : qkey;
+	qp->req_psn = vhca_psn_add(qp->req_psn, 1);
+
+	*skbp = NULL;
+	skb = vhca_net_alloc_skb(vdev, info->hdr_len + pkt.paylen +
+				 vhca_pkt_pad(pkt.paylen), GFP_ATOMIC);
+	if (!skb)
+		return IB_WC_SUCCESS;
+	if (vhca_pkt_build(skb_put(skb, info->hdr_len), info->hdr_len,
+			   &pkt) < 0) {
+		kfree_skb(skb);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	payload = skb_put(skb, pkt.paylen);
+	skb_put_zero(skb, vhca_pkt_pad(pkt.paylen));
+	if (w->hdr.flags & VHCA_WQE_INLINE) {
+		memcpy(payload, w->inline_data, pkt.paylen);
+	} else if (pkt.paylen) {
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, w->sge, w->hdr.num_sge,
+				    0, payload, pkt.paylen, VHCA_COPY_FROM_MR,
+				    0);
+		if (err) {
+			kfree_skb(skb);
+			return err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+						IB_WC_LOC_PROT_ERR;
+		}
+	}
+	*skbp = skb;
+	return IB_WC_SUCCESS;
+}
+
+/* Complete the WQE at sq_tail; under sq_lock. */
+static void vhca_ud_complete(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
+			     u8 status)
+{
+	struct vhca_cqe cqe = {
+		.wr_id = w->hdr.wr_id,
+		.status = status,
+		.opcode = IB_WC_SEND,
+		.byte_len = w->len,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	qp->sq_tail++;
+	/* The provider may reuse the slot once it sees the tail. */
+	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+	if (status != IB_WC_SUCCESS || (w->hdr.flags & VHCA_WQE_SIGNALED))
+		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
+}
+
+/* The work item of a UD or GSI QP: send what the ring holds. */
+void vhca_ud_work(struct work_struct *work)
+{
+	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 head, used, budget = VHCA_UD_BUDGET;
+	struct vhca_ud_wqe w;
+	struct vhca_av *av;
+	struct sk_buff *skb;
+	unsigned long flags;
+	u8 status;
+
+	for (; budget; budget--) {
+		av = NULL;
+		skb = NULL;
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		if (qp->state != IB_QPS_RTS || !qp->sq.count) {
+			spin_unlock_irqrestore(&qp->sq_lock, flags);
+			return;
+		}
+		/* Pairs with the producer's release: WQEs before head are written. */
+		head = smp_load_acquire(&qp->recs.db->head[0]);
+		used = vhca_ring_used(&qp->sq, head, qp->sq_tail);
+		if (!used || used == U32_MAX) {
+			/* Empty, or a head no producer could write: ignored. */
+			spin_unlock_irqrestore(&qp->sq_lock, flags);
+			return;
+		}
+		status = vhca_ud_fetch(qp, &w);
+		if (status == IB_WC_SUCCESS) {
+			av = vhca_av_get(vdev, w.hdr.ud.ah, qp->ibqp.pd);
+			if (!av) {
+				ibdev_dbg(&vdev->ibdev, "UD QP %u: no AH %u\n",
+					  qp->ibqp.qp_num, w.hdr.ud.ah);
+				status = IB_WC_LOC_QP_OP_ERR;
+			}
+		}
+		if (status == IB_WC_SUCCESS)
+			status = vhca_ud_build(qp, &w, &skb);
+		vhca_ud_complete(qp, &w, status);
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+		if (skb)
+			vhca_net_xmit(vdev, &av->attr.grh,
+				      rdma_get_udp_sport(av->attr.grh.flow_label,
+							 qp->ibqp.qp_num,
+							 w.hdr.ud.remote_qpn),
+				      skb);
+		if (av)
+			vhca_av_put(av);
+		if (status != IB_WC_SUCCESS) {
+			vhca_qp_to_error(qp);
+			return;
+		}
+	}
+	/* Budget spent: the rest in another pass. */
+	vhca_engine_kick(qp);
+}
+
+/* The 40 bytes a UD receive buffer starts with, from skb's IP header. */
+static u8 vhca_ud_grh(const struct sk_buff *skb, u8 *grh)
+{
+	const struct iphdr *ip4 = (const struct iphdr *)skb_network_header(skb);
+
+	if (ip4->version == 4) {
+		memset(grh, 0, VHCA_UD_GRH_LEN - sizeof(*ip4));
+		memcpy(grh + VHCA_UD_GRH_LEN - sizeof(*ip4), ip4, sizeof(*ip4));
+		return RDMA_NETWORK_IPV4;
+	}
+	memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	return RDMA_NETWORK_IPV6;
+}
+
+/*
+ * A packet for UD or GSI QP qp; its payload at skb->data + off.  In
+ * softirq, under RCU.
+ */
+void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		struct sk_buff *skb, u32 off)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY :
+						     qp->attr.qkey;
+	struct vhca_rmsg *m = &qp->rmsg;
+	struct vhca_cqe cqe = {
+		.opcode = IB_WC_RECV,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = pkt->deth_sqpn,
+		.flags = VHCA_CQE_GRH,
+	};
+	u8 grh[VHCA_UD_GRH_LEN];
+	unsigned long flags;
+	bool bad;
+	int err;
+
+	if (pkt->opcode != VHCA_OP_UD_SEND_ONLY &&
+	    pkt->opcode != VHCA_OP_UD_SEND_ONLY_WITH_IMM)
+		return;
+	/*
+	 * QP1 takes MADs only: the MAD layer's receive buffers hold one each
+	 * and are not reposted after an error completion.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_GSI && pkt->paylen > IB_MGMT_MAD_SIZE) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
+		return;
+	}
+	cqe.network_hdr_type = vhca_ud_grh(skb, grh);
+	if (pkt->opcode == VHCA_OP_UD_SEND_ONLY_WITH_IMM) {
+		cqe.flags |= VHCA_CQE_WITH_IMM;
+		cqe.imm_data = pkt->imm;
+	}
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if ((qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	     qp->state != IB_QPS_SQD) || pkt->deth_qkey != qkey) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
+		goto out;
+	}
+	if (!vhca_resp_take_rwqe(qp, m, &bad)) {
+		/* No receive WQE: the datagram is lost. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
+		goto out;
+	}
+	cqe.wr_id = m->rwqe.wr_id;
+	if (bad) {
+		cqe.status = IB_WC_LOC_LEN_ERR;
+	} else {
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, m->sge, m->rwqe.num_sge,
+				    0, grh, sizeof(grh), VHCA_COPY_TO_MR,
+				    IB_ACCESS_LOCAL_WRITE);
+		if (!err)
+			err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, m->sge,
+						m->rwqe.num_sge, sizeof(grh),
+						skb, off, pkt->paylen,
+						VHCA_COPY_TO_MR,
+						IB_ACCESS_LOCAL_WRITE);
+		cqe.status = !err ? IB_WC_SUCCESS :
+			     err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+			     IB_WC_LOC_PROT_ERR;
+		if (!err)
+			cqe.byte_len = sizeof(grh) + pkt->paylen;
+	}
+	memset(m, 0, sizeof(*m));
+	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: UD QPs, the GSI QP and the RDMA CM between two vhca ports, the
+# second in a namespace of its own (a second host).
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+T=/tmp/cm-test
+mkdir -p $T
+P="ip netns exec peer"
+
+check "insmod vhca.ko" load_vhca
+modprobe rdma_ucm 2>/dev/null
+peer_host
+check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+	"rdma link add vhca0 type vhca netdev veth0 && $P rdma link add vhca1 type vhca netdev veth1"
+port_gids
+
+for args in "-s 1024" "-s 1 -n 2000" "-e -s 512"; do
+	check "ibv_ud_pingpong $args" pair "ud$(echo "$args" | tr -d ' -')" \
+		"ibv_ud_pingpong -d vhca0 -g $G0 $args" \
+		"$P ibv_ud_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+done
+check "ibv_srq_pingpong -q 4" pair srq \
+	"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
+	"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
+check "rping -v" pair rping \
+	"rping -s -a 10.0.0.1 -v -C 20" \
+	"$P rping -c -a 10.0.0.1 -v -C 20"
+check "ucmatose" pair ucmatose "ucmatose" "$P ucmatose -s 10.0.0.1"
+check "udaddy" pair udaddy "udaddy" "$P udaddy -s 10.0.0.1"
+check "rdma_server/rdma_client" pair rdmasc "rdma_server" "$P rdma_client -s 10.0.0.1"
+rdma statistic show link vhca0/1
+$P rdma statistic show link vhca1/1
+dmesg | tail -20
+finish
