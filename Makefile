@@ -34,9 +34,9 @@ provider-check:
 TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
 tests: $(TEST_PROGS)
 
-$(BUILD)/tests/%: scripts/tests/%.c include/uapi/rdma/vhca-abi.h
+$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h include/uapi/rdma/vhca-abi.h
 	@mkdir -p $(@D)
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -o $@ $< -libverbs
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -o $@ $< -lrdmacm -libverbs
 
 deps:
 	scripts/deps.sh

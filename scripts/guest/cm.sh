@@ -30,7 +30,43 @@ check "rping -v" pair rping \
 check "ucmatose" pair ucmatose "ucmatose" "$P ucmatose -s 10.0.0.1"
 check "udaddy" pair udaddy "udaddy" "$P udaddy -s 10.0.0.1"
 check "rdma_server/rdma_client" pair rdmasc "rdma_server" "$P rdma_client -s 10.0.0.1"
+
+# The project's librdmacm program: every byte checked on both sides.
+cm_prog() {
+	timeout 150 $VHCA_TOP/build/tests/vhca_cm server 10.0.0.1 >$T/cm.srv 2>&1 &
+	_p=$!
+	wait_for 10 grep -q listening $T/cm.srv
+	timeout 150 $1 $VHCA_TOP/build/tests/vhca_cm client 10.0.0.1 >$T/cm.cli 2>&1
+	_c=$?
+	wait $_p
+	_s=$?
+	relay "vhca_cm$2" $T/cm.srv
+	relay "vhca_cm$2" $T/cm.cli
+	check "vhca_cm$2: server and client exit 0" test "$_s$_c" = 00
+}
+cm_prog "$P" ""
 rdma statistic show link vhca0/1
 $P rdma statistic show link vhca1/1
-dmesg | tail -20
+check "rdma link delete vhca0, vhca1" sh -c "rdma link delete vhca0 && $P rdma link delete vhca1"
+ip netns del peer
+ip link del veth0 2>/dev/null
+
+# ---- both ports in one namespace
+local_pair
+check "rdma link add vhca0, vhca1 (one namespace)" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+port_gids
+check "ibv_ud_pingpong (one namespace)" pair ud1 \
+	"ibv_ud_pingpong -d vhca0 -g $G0 -s 1024" \
+	"ibv_ud_pingpong -d vhca1 -g $G1 -s 1024 10.0.0.1"
+check "rping -v (one namespace)" pair rping1 \
+	"rping -s -a 10.0.0.1 -v -C 20" \
+	"rping -c -a 10.0.0.1 -I 10.0.0.2 -v -C 20"
+rdma statistic show link vhca0/1
+cm_prog "" " (one namespace)"
+rdma statistic show link vhca0/1
+rdma statistic show link vhca1/1
+check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+check "rmmod vhca" rmmod vhca
+check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
 finish

@@ -26,31 +26,13 @@
 
 #include <infiniband/verbs.h>
 
+#include "vhca_test.h"
+
 #define PORT		1
 #define BUF_SIZE	65536
 #define QKEY		0x11111111
 #define FLUSH_WAIT_MS	5000
 
-static int failures;
-
-static void result(bool ok, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s", ok ? "PASS" : "FAIL", what);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		failures++;
-	}
-	printf("\n");
-	fflush(stdout);
-}
 
 /* What the tests share: the device, its limits, the port's GID. */
 struct env {
@@ -725,5 +707,5 @@ int main(int argc, char **argv)
 	free(e.buf);
 	result(!ibv_close_device(e.ctx), "close the device", "%s",
 	       strerror(errno));
-	return failures > 255 ? 255 : failures;
+	return exit_status();
 }

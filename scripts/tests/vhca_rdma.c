@@ -44,6 +44,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vhca_test.h"
+
 #define PORT		1
 #define PAGE		4096u
 #define MIB		(1u << 20)
@@ -62,31 +64,6 @@
 
 #define SEED_RD		0x5eed0001u
 
-static int failures;
-
-static void result(bool ok, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s", ok ? "PASS" : "FAIL", what);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		failures++;
-	}
-	printf("\n");
-	fflush(stdout);
-}
-
-static int exit_status(void)
-{
-	return failures > 255 ? 255 : failures;
-}
 
 /* A setup failure: nothing further can be tested. */
 static void __attribute__((noreturn)) fatal(const char *what, int err)
