@@ -62,6 +62,10 @@ check "ibv_ud_pingpong (one namespace)" pair ud1 \
 check "rping -v (one namespace)" pair rping1 \
 	"rping -s -a 10.0.0.1 -v -C 20" \
 	"rping -c -a 10.0.0.1 -I 10.0.0.2 -v -C 20"
+# rping's READ follows SENDs and WRITEs the peer acknowledged: its response
+# must be taken as it comes, not after a retransmit timeout.
+check "rping on a lossless link needed no retransmission" \
+	test "$(counter vhca0 retransmits)$(counter vhca1 retransmits)" = 00
 rdma statistic show link vhca0/1
 cm_prog "" " (one namespace)"
 rdma statistic show link vhca0/1

@@ -119,6 +119,12 @@ port_gids() {
 	G1=$(gid_index vhca1 10.0.0.2)
 }
 
+# counter DEV NAME: a hardware counter of port 1, as rdma statistic shows it.
+counter() {
+	rdma statistic show link "$1/1" |
+		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
+}
+
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s; their
 # output goes to $T/NAME.srv and $T/NAME.cli.
 pair() {

@@ -24,12 +24,6 @@ listeners() {
 	fi | wc -l
 }
 
-# counter DEV NAME: a hardware counter of port 1, as rdma statistic shows it.
-counter() {
-	rdma statistic show link "$1/1" |
-		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
-}
-
 ndevs() {
 	ls $IB 2>/dev/null | grep -c '^vhca' || true
 }

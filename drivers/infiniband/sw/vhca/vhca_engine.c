@@ -536,6 +536,10 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		if (qp->sq_tail == qp->sq_next)
 			goto out;
 		w = &qp->swqe[qp->sq_tail & (qp->sq.count - 1)];
+		/* Outside the READ: none of its responses came yet. */
+		if (vhca_psn_before(qp->comp_psn, w->first_psn) ||
+		    vhca_psn_after(qp->comp_psn, w->last_psn))
+			qp->comp_psn = w->first_psn;
 		if (psn != qp->comp_psn || vhca_psn_after(psn, w->last_psn))
 			goto out;	/* out of order: the timer rereads */
 		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, w->sge,
