@@ -119,9 +119,10 @@ port_gids() {
 	G1=$(gid_index vhca1 10.0.0.2)
 }
 
-# counter DEV NAME: a hardware counter of port 1, as rdma statistic shows it.
+# counter DEV NAME [NETNS]: a hardware counter of DEV's port 1, as rdma
+# statistic shows it (in namespace NETNS if given).
 counter() {
-	rdma statistic show link "$1/1" |
+	${3:+ip netns exec $3} rdma statistic show link "$1/1" |
 		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
 }
 

@@ -37,14 +37,9 @@ run() {
 	check "$_n: the server exits 0 (exit status $_s)" test $_s = 0
 }
 
-# counter PREFIX DEV NAME: a counter of port 1 of DEV.
-counter() {
-	$1 rdma statistic show link "$2/1" | sed -n "s/.* $3 \([0-9]*\).*/\1/p"
-}
-
 # total COUNTER: the counter of vhca0 plus vhca1's (in the peer namespace).
 total() {
-	echo $(($(counter "" vhca0 "$1") + $(counter "ip netns exec peer" vhca1 "$1")))
+	echo $(($(counter vhca0 "$1") + $(counter vhca1 "$1" peer)))
 }
 
 check "insmod vhca.ko" load_vhca
