@@ -127,14 +127,24 @@ counter() {
 }
 
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s; their
-# output goes to $T/NAME.srv and $T/NAME.cli.
+# output goes to $T/NAME.srv and $T/NAME.cli.  A client that fails while
+# the server still waits (not listening yet: a server in another namespace
+# starts slowly under TCG) is started again, five times at most.
 pair() {
 	_n=$1
 	timeout 120 sh -c "$2" >$T/$_n.srv 2>&1 &
 	_p=$!
-	sleep 1
-	timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
-	_c=$?
+	_try=1
+	while :; do
+		sleep 1
+		timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
+		_c=$?
+		if [ $_c = 0 ] || [ $_try = 5 ] || ! kill -0 $_p 2>/dev/null; then
+			break
+		fi
+		echo "pair $_n: client attempt $_try failed ($_c), the server still waits"
+		_try=$((_try + 1))
+	done
 	wait $_p
 	_s=$?
 	tail -n 2 $T/$_n.srv $T/$_n.cli
