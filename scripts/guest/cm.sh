@@ -21,6 +21,15 @@ for args in "-s 1024" "-s 1 -n 2000" "-e -s 512"; do
 		"ibv_ud_pingpong -d vhca0 -g $G0 $args" \
 		"$P ibv_ud_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
 done
+ud_prog() {
+	timeout 120 $VHCA_TOP/build/tests/vhca_ud vhca0 $G0 vhca1 $G1 >$T/ud.out 2>&1
+	_r=$?
+	relay "vhca_ud$1" $T/ud.out
+	check "vhca_ud$1 exits 0" test $_r = 0
+}
+ud_prog ""
+check "the datagram with the wrong Q_Key was counted as dropped" \
+	test "$(counter vhca1 ud_drops peer)" = 1
 check "ibv_srq_pingpong -q 4" pair srq \
 	"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
 	"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
@@ -68,6 +77,7 @@ check "rping on a lossless link needed no retransmission" \
 	test "$(counter vhca0 retransmits)$(counter vhca1 retransmits)" = 00
 rdma statistic show link vhca0/1
 cm_prog "" " (one namespace)"
+ud_prog " (one namespace)"
 rdma statistic show link vhca0/1
 rdma statistic show link vhca1/1
 check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
