@@ -39,6 +39,8 @@ check "rping -v" pair rping \
 check "ucmatose" pair ucmatose "ucmatose" "$P ucmatose -s 10.0.0.1"
 check "udaddy" pair udaddy "udaddy" "$P udaddy -s 10.0.0.1"
 check "rdma_server/rdma_client" pair rdmasc "rdma_server" "$P rdma_client -s 10.0.0.1"
+check "rdma_xserver/rdma_xclient (RC)" pair rdmaxsc "rdma_xserver -c r" \
+	"$P rdma_xclient -s 10.0.0.1 -c r"
 
 # The project's librdmacm program: every byte checked on both sides.
 cm_prog() {
