@@ -29,6 +29,19 @@ struct vhca_context {
 	uint32_t nrecs;
 };
 
+/*
+ * CQEs a QP's reset discarded from one of its CQs (as mlx5's provider
+ * cleans its CQs): those of qpn before the CQ's producer index at the
+ * reset, until.  Linked on the CQ's discard list until the CQ's consumer
+ * index reaches until, or the QP is destroyed.
+ */
+struct vhca_cq_discard {
+	struct vhca_cq_discard *next;
+	uint32_t qpn;
+	uint32_t until;
+	bool linked;
+};
+
 /* A mapped completion ring; the provider consumes, the device produces. */
 struct vhca_cq {
 	struct verbs_cq vcq;
@@ -39,6 +52,7 @@ struct vhca_cq {
 	uint32_t ci;			/* consumer index */
 	struct vhca_db_rec *db;		/* head[0]: ci, for the device */
 	const struct vhca_status_rec *st;	/* tail[0]: producer index */
+	struct vhca_cq_discard *discard;	/* under lock */
 };
 
 /*
@@ -76,6 +90,7 @@ struct vhca_qp {
 	struct vhca_send_wqe *wqe;
 	uint32_t ex_start;
 	int ex_err;
+	struct vhca_cq_discard discard[2];	/* send CQ, receive CQ */
 };
 
 struct vhca_srq {
@@ -166,6 +181,12 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+/*
+ * vhca_verbs.c, for poll_cq: whether the CQE at the CQ's consumer index was
+ * discarded by its QP's reset; drops the discards that ended.  Under the
+ * CQ's lock, with cq->discard not NULL.
+ */
+bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe);
 /* The ring helpers of vhca_post.c, for vhca_qpex.c. */
 void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index);
 bool vhca_wq_full(const struct vhca_wq *wq);

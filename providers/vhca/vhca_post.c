@@ -354,7 +354,8 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
 	while (n < num_entries && cq->ci != tail) {
 		memcpy(&cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(cqe));
-		vhca_cqe_to_wc(&cqe, &wc[n++]);
+		if (!cq->discard || !vhca_cq_discarded(cq, &cqe))
+			vhca_cqe_to_wc(&cqe, &wc[n++]);
 		cq->ci++;
 	}
 	if (n)

@@ -486,12 +486,82 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 	return &qp->vqp.qp;
 }
 
+bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe)
+{
+	struct vhca_cq_discard **p = &cq->discard, *d;
+
+	while ((d = *p)) {
+		if ((int32_t)(d->until - cq->ci) <= 0) {
+			*p = d->next;
+			d->linked = false;
+			continue;
+		}
+		if (d->qpn == cqe->qp_num)
+			return true;
+		p = &d->next;
+	}
+	return false;
+}
+
+/* The QP's CQEs that @cq holds now are never polled. */
+static void vhca_cq_discard_qp(struct vhca_cq *cq, struct vhca_cq_discard *d,
+			       uint32_t qpn)
+{
+	uint32_t tail;
+
+	pthread_spin_lock(&cq->lock);
+	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
+	if (tail != cq->ci) {
+		d->qpn = qpn;
+		d->until = tail;
+		if (!d->linked) {
+			d->next = cq->discard;
+			cq->discard = d;
+			d->linked = true;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+static void vhca_cq_undiscard_qp(struct vhca_cq *cq, struct vhca_cq_discard *d)
+{
+	struct vhca_cq_discard **p;
+
+	pthread_spin_lock(&cq->lock);
+	for (p = &cq->discard; d->linked && *p; p = &(*p)->next) {
+		if (*p == d) {
+			*p = d->next;
+			d->linked = false;
+			break;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+/*
+ * A QP reset also removes its completions from its CQs, as mlx5's provider
+ * does: a QP taken back to RTS after an error must not poll the flush
+ * completions of its previous life.  The kernel produces no CQE of the QP
+ * after the reset.
+ */
 int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask)
 {
+	struct vhca_qp *qp = to_vqp(ibqp);
 	struct ibv_modify_qp cmd;
+	int err;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err || !(attr_mask & IBV_QP_STATE) ||
+	    attr->qp_state != IBV_QPS_RESET)
+		return err;
+	if (ibqp->send_cq)
+		vhca_cq_discard_qp(to_vcq(ibqp->send_cq), &qp->discard[0],
+				   ibqp->qp_num);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		vhca_cq_discard_qp(to_vcq(ibqp->recv_cq), &qp->discard[1],
+				   ibqp->qp_num);
+	return 0;
 }
 
 int vhca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -511,6 +581,10 @@ int vhca_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	if (ibqp->send_cq)
+		vhca_cq_undiscard_qp(to_vcq(ibqp->send_cq), &qp->discard[0]);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		vhca_cq_undiscard_qp(to_vcq(ibqp->recv_cq), &qp->discard[1]);
 	vhca_wq_unmap(&qp->rq);
 	vhca_wq_unmap(&qp->sq);
 	vhca_qp_free(qp);

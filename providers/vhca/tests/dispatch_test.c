@@ -2316,6 +2316,45 @@ static void test_qpex_ud(struct objs *o)
 	      "destroy the UD ibv_qp_ex QP and its AH", "failed");
 }
 
+/*
+ * A reset removes the QP's completions from its CQ (the flushes of its
+ * previous life), not another QP's, nor those the QP makes afterwards.
+ */
+static void test_reset_discards(struct objs *o)
+{
+	struct vhca_cqe mine = {
+		.wr_id = 0xd1, .status = IBV_WC_WR_FLUSH_ERR,
+		.opcode = IBV_WC_RECV, .qp_num = o->fqp->qpn,
+	};
+	struct vhca_cqe other = { .wr_id = 0xd2, .qp_num = o->fqp->qpn + 9 };
+	unsigned int calls;
+	struct ibv_wc wc[4];
+	int n;
+
+	while (ibv_poll_cq(o->cq, 4, wc) > 0)
+		;
+	push_cqe(o->fcq, &mine);
+	push_cqe(o->fcq, &other);
+	mine.wr_id = 0xd3;
+	push_cqe(o->fcq, &mine);
+	check(modify_state(o->qp, IBV_QPS_RESET), "modify_qp to RESET",
+	      "errno %d", errno);
+	mine.wr_id = 0xd4;
+	mine.status = IBV_WC_SUCCESS;
+	push_cqe(o->fcq, &mine);
+	calls = syscalls();
+	n = ibv_poll_cq(o->cq, 4, wc);
+	check(n == 2 && wc[0].wr_id == 0xd2 && wc[1].wr_id == 0xd4 &&
+	      syscalls() == calls,
+	      "reset: the QP's earlier CQEs are not polled, the rest are",
+	      "n %d, wr_id %#llx", n, (unsigned long long)wc[0].wr_id);
+	mine.wr_id = 0xd5;
+	push_cqe(o->fcq, &mine);
+	n = ibv_poll_cq(o->cq, 4, wc);
+	check(n == 1 && wc[0].wr_id == 0xd5,
+	      "reset: the discard ends where the CQ stood", "n %d", n);
+}
+
 /* Responses the provider must refuse, and destroys the kernel refuses. */
 static void test_failures(struct objs *o)
 {
@@ -2370,6 +2409,7 @@ static void test_verbs(struct ibv_device *dev)
 		test_qpex_rc(&o);
 		test_qpex_ud(&o);
 		test_rereg_mr(&o);
+		test_reset_discards(&o);
 		test_failures(&o);
 
 		sq_ring = o.fqp->sq.ring;
