@@ -14,7 +14,8 @@
 
 TESTS=${1:-${HOME:-/root}/.cache/vhca/pyverbs-v44/tests}
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
-T=/tmp/pyverbs-test
+# The logs are kept with the VM's results when there are any.
+T=${VHCA_OUT:-/tmp}/pyverbs
 mkdir -p $T
 
 # pyverbs NAME TEST...: run_tests.py on vhca0 for TEST...; its log in
