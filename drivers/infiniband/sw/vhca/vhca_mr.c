@@ -315,11 +315,12 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 }
 
 /*
- * A new MR with the old one's attributes except those flags change, and
- * the old one's index and keys: a remote peer's rkey stays valid.  It
- * replaces the old MR in mr_xa, so lookups find it from now on; the core
- * then deregisters the old MR, which waits for the engine users still
- * holding it and leaves the index alone (vhca_mr_unpublish()).
+ * A new MR with the old one's attributes except those flags change (pd is
+ * the MR's own without IB_MR_REREG_PD), and the old one's index and keys:
+ * a remote peer's rkey stays valid.  It replaces the old MR in mr_xa, so
+ * lookups find it from now on; the core then deregisters the old MR, which
+ * waits for the engine users still holding it and leaves the index alone
+ * (vhca_mr_unpublish()).
  */
 struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 iova, int access,
@@ -329,11 +330,11 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	struct vhca_mr *old = to_vmr(ibmr), *mr;
 	int err;
 
-	if (flags & ~IB_MR_REREG_SUPPORTED) {
-		ibdev_dbg(&vdev->ibdev, "rereg_mr: flags %#x refused\n", flags);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	/* The core cleared IB_MR_REREG_PD: the MR's own PD again. */
+	/*
+	 * The core refused flags beyond IB_MR_REREG_SUPPORTED (-EOPNOTSUPP)
+	 * and no flags (-EINVAL); none left means it cleared IB_MR_REREG_PD
+	 * for the MR's own PD: nothing changes.
+	 */
 	if (!flags)
 		return NULL;
 	if (!(flags & IB_MR_REREG_TRANS)) {
