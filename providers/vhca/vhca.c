@@ -3,8 +3,9 @@
  * vhca: rdma-core provider for the vhca virtual RDMA HCA.
  *
  * Device discovery, user contexts and the ops table.  The verbs that go
- * through the kernel are in vhca_verbs.c, the fast path in vhca_post.c;
- * verbs in neither are answered by libibverbs with EOPNOTSUPP.
+ * through the kernel are in vhca_verbs.c, the fast path in vhca_post.c and
+ * vhca_qpex.c (the ibv_qp_ex API); verbs in none of them are answered by
+ * libibverbs with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -54,6 +55,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.create_ah = vhca_create_ah,
 	.create_cq = vhca_create_cq,
 	.create_qp = vhca_create_qp,
+	.create_qp_ex = vhca_create_qp_ex,
 	.create_srq = vhca_create_srq,
 	.dealloc_pd = vhca_dealloc_pd,
 	.dereg_mr = vhca_dereg_mr,
@@ -74,6 +76,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_srq = vhca_query_srq,
 	.reg_mr = vhca_reg_mr,
 	.req_notify_cq = vhca_req_notify_cq,
+	.rereg_mr = vhca_rereg_mr,
 	.resize_cq = vhca_resize_cq,
 };
 

@@ -29,6 +29,19 @@ struct vhca_context {
 	uint32_t nrecs;
 };
 
+/*
+ * CQEs a QP's reset discarded from one of its CQs (as mlx5's provider
+ * cleans its CQs): those of qpn before the CQ's producer index at the
+ * reset, until.  Linked on the CQ's discard list until the CQ's consumer
+ * index reaches until, or the QP is destroyed.
+ */
+struct vhca_cq_discard {
+	struct vhca_cq_discard *next;
+	uint32_t qpn;
+	uint32_t until;
+	bool linked;
+};
+
 /* A mapped completion ring; the provider consumes, the device produces. */
 struct vhca_cq {
 	struct verbs_cq vcq;
@@ -39,6 +52,7 @@ struct vhca_cq {
 	uint32_t ci;			/* consumer index */
 	struct vhca_db_rec *db;		/* head[0]: ci, for the device */
 	const struct vhca_status_rec *st;	/* tail[0]: producer index */
+	struct vhca_cq_discard *discard;	/* under lock */
 };
 
 /*
@@ -57,6 +71,14 @@ struct vhca_wq {
 	const uint32_t *st_tail;
 };
 
+/*
+ * A QP.  With the ibv_qp_ex API (vqp.qp_ex, send_ops non-zero), a batch is
+ * built between wr_start and wr_complete under sq.lock: each work request
+ * is written into the slot at sq.head, which advances unpublished; wqe is
+ * the one the setters fill; the batch's first error is kept in ex_err and
+ * returned by wr_complete, which then discards the batch, as wr_abort
+ * does, by rewinding sq.head to ex_start.
+ */
 struct vhca_qp {
 	struct verbs_qp vqp;
 	struct vhca_wq sq;		/* record index 0 */
@@ -64,6 +86,11 @@ struct vhca_qp {
 	const struct vhca_status_rec *st;
 	uint32_t max_inline;
 	bool sq_sig_all;
+	uint64_t send_ops;		/* IBV_QP_EX_WITH_* granted */
+	struct vhca_send_wqe *wqe;
+	uint32_t ex_start;
+	int ex_err;
+	struct vhca_cq_discard discard[2];	/* send CQ, receive CQ */
 };
 
 struct vhca_srq {
@@ -99,6 +126,11 @@ static inline struct vhca_qp *to_vqp(struct ibv_qp *ibqp)
 	return vhca_container_of(ibqp, struct vhca_qp, vqp.qp);
 }
 
+static inline struct vhca_qp *qpex_to_vqp(struct ibv_qp_ex *qpx)
+{
+	return vhca_container_of(qpx, struct vhca_qp, vqp.qp_ex);
+}
+
 static inline struct vhca_srq *to_vsrq(struct ibv_srq *ibsrq)
 {
 	return vhca_container_of(ibsrq, struct vhca_srq, ibv_srq);
@@ -114,6 +146,8 @@ struct ibv_pd *vhca_alloc_pd(struct ibv_context *ibctx);
 int vhca_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
+int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 int vhca_dereg_mr(struct verbs_mr *vmr);
 struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
@@ -123,6 +157,8 @@ int vhca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int vhca_destroy_cq(struct ibv_cq *ibcq);
 struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
 			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr);
 int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask);
 int vhca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -145,5 +181,28 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+/*
+ * vhca_verbs.c, for poll_cq: whether the CQE at the CQ's consumer index was
+ * discarded by its QP's reset; drops the discards that ended.  Under the
+ * CQ's lock, with cq->discard not NULL.
+ */
+bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe);
+/* The ring helpers of vhca_post.c, for vhca_qpex.c. */
+void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index);
+bool vhca_wq_full(const struct vhca_wq *wq);
+void vhca_wq_publish(struct vhca_wq *wq);
+void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
+		    int num_sge);
+/*
+ * After publishing the SQ head: what post_send does next, the kick when
+ * vhca_kick_needed() says so; 0 or the kick's error.
+ */
+int vhca_sq_kick(struct vhca_qp *qp);
+
+/* vhca_qpex.c: the ibv_qp_ex work-request API. */
+/* 0, or EOPNOTSUPP for send_ops a QP of this type cannot have. */
+int vhca_qpex_check_ops(enum ibv_qp_type type, uint64_t send_ops);
+/* Installs the API on a created QP; send_ops passed the check. */
+void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops);
 
 #endif /* VHCA_H */

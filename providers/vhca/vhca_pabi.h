@@ -96,6 +96,17 @@ struct verbs_cq {
 
 struct verbs_xrcd;
 
+/* verbs_qp.comp_mask: VERBS_QP_EX makes ibv_qp_to_qp_ex() answer qp_ex. */
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+/*
+ * qp_ex is rdma-core 44's struct ibv_qp_ex (from <infiniband/verbs.h>): it
+ * grew in 45, so this layout, recorded by tests/layout_test.c, holds for
+ * rdma-core 44 only.
+ */
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
@@ -274,6 +285,7 @@ VHCA_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context);
 VHCA_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 VHCA_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 VHCA_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+VHCA_DECLARE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 VHCA_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 VHCA_DECLARE_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
 VHCA_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp);
@@ -328,6 +340,12 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+/* Sets vmr's lkey and rkey from the kernel's answer. */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
@@ -354,6 +372,15 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size);
+/*
+ * Accepts comp_mask PD, XRCD and SEND_OPS_FLAGS; sets qp->comp_mask to 0
+ * (or VERBS_QP_XRCD) and the caps the kernel granted in attr_ex->cap.
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);

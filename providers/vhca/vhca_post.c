@@ -16,26 +16,26 @@
 
 #include "vhca.h"
 
-static void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index)
+void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index)
 {
 	return (char *)wq->buf + (size_t)(index & (wq->count - 1)) * wq->stride;
 }
 
 /* The ring has no free slot: the device has not consumed count WQEs. */
-static bool vhca_wq_full(const struct vhca_wq *wq)
+bool vhca_wq_full(const struct vhca_wq *wq)
 {
 	uint32_t tail = __atomic_load_n(wq->st_tail, __ATOMIC_ACQUIRE);
 
 	return wq->head - tail >= wq->count;
 }
 
-static void vhca_wq_publish(struct vhca_wq *wq)
+void vhca_wq_publish(struct vhca_wq *wq)
 {
 	__atomic_store_n(wq->db_head, wq->head, __ATOMIC_RELEASE);
 }
 
-static void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
-			   int num_sge)
+void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
+		    int num_sge)
 {
 	int i;
 
@@ -354,11 +354,19 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
 	while (n < num_entries && cq->ci != tail) {
 		memcpy(&cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(cqe));
-		vhca_cqe_to_wc(&cqe, &wc[n++]);
+		if (!cq->discard || !vhca_cq_discarded(cq, &cqe))
+			vhca_cqe_to_wc(&cqe, &wc[n++]);
 		cq->ci++;
 	}
 	if (n)
 		__atomic_store_n(&cq->db->head[0], cq->ci, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&cq->lock);
 	return n;
+}
+
+/* ---- for the ibv_qp_ex API (vhca_qpex.c) ---- */
+
+int vhca_sq_kick(struct vhca_qp *qp)
+{
+	return vhca_kick_needed(qp) ? vhca_kick(qp) : 0;
 }

@@ -103,6 +103,25 @@ struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * The kernel checks flags and arguments; an MR keeps its keys (the kernel
+ * answers the ones the MR has, libibverbs stores them in vmr).
+ */
+int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err)
+		errno = err;
+	return err;
+}
+
 int vhca_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);
@@ -337,15 +356,9 @@ static int vhca_qp_map(struct vhca_qp *qp, const struct ibv_qp_cap *cap,
 	return 0;
 }
 
-/*
- * The plain create_qp command; libibverbs copies the kernel's answer
- * (the real caps) into attr->cap.
- */
-struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
-			      struct ibv_qp_init_attr *attr)
+/* A QP not yet created, with its locks; NULL (errno set) without memory. */
+static struct vhca_qp *vhca_qp_alloc(void)
 {
-	struct vhca_create_qp_resp_all resp = {};
-	struct ibv_create_qp cmd;
 	struct vhca_qp *qp;
 	int err;
 
@@ -358,21 +371,8 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
 	err = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto err_sq_lock;
+	return qp;
 
-	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto err_rq_lock;
-	err = vhca_qp_map(qp, &attr->cap, &resp.drv);
-	if (err)
-		goto err_destroy;
-	qp->sq_sig_all = attr->sq_sig_all;
-	return &qp->vqp.qp;
-
-err_destroy:
-	ibv_cmd_destroy_qp(&qp->vqp.qp);
-err_rq_lock:
-	pthread_spin_destroy(&qp->rq.lock);
 err_sq_lock:
 	pthread_spin_destroy(&qp->sq.lock);
 err_free:
@@ -381,12 +381,187 @@ err_free:
 	return NULL;
 }
 
+static void vhca_qp_free(struct vhca_qp *qp)
+{
+	pthread_spin_destroy(&qp->rq.lock);
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+}
+
+/*
+ * After a successful create command: maps the rings.  On failure destroys
+ * the kernel QP, frees qp and returns NULL with errno set.
+ */
+static struct ibv_qp *vhca_qp_created(struct vhca_qp *qp,
+				      const struct ibv_qp_cap *cap,
+				      const struct vhca_create_qp_resp *drv,
+				      int sq_sig_all)
+{
+	int err;
+
+	err = vhca_qp_map(qp, cap, drv);
+	if (err) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		vhca_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->sq_sig_all = sq_sig_all;
+	return &qp->vqp.qp;
+}
+
+/*
+ * The plain create_qp command; libibverbs copies the kernel's answer
+ * (the real caps) into attr->cap.
+ */
+struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct vhca_create_qp_resp_all resp = {};
+	struct ibv_create_qp cmd;
+	struct vhca_qp *qp;
+	int err;
+
+	qp = vhca_qp_alloc();
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err) {
+		vhca_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	return vhca_qp_created(qp, &attr->cap, &resp.drv, attr->sq_sig_all);
+}
+
+/*
+ * ibv_create_qp_ex: a PD (required) and, optionally, the send operations
+ * of the ibv_qp_ex API (vhca_qpex.c).  Anything else, and operations vhca
+ * does not execute on a QP of that type (atomics, memory windows, local
+ * invalidation, TSO, ...), is refused with EOPNOTSUPP before the kernel is
+ * asked.
+ */
+struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct vhca_create_qp_resp_all resp = {};
+	uint64_t send_ops = 0;
+	struct ibv_create_qp cmd;
+	struct vhca_qp *qp;
+	int err;
+
+	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		send_ops = attr->send_ops_flags;
+		err = vhca_qpex_check_ops(attr->qp_type, send_ops);
+		if (err) {
+			errno = err;
+			return NULL;
+		}
+	}
+
+	qp = vhca_qp_alloc();
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		vhca_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	if (!vhca_qp_created(qp, &attr->cap, &resp.drv, attr->sq_sig_all))
+		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		vhca_qpex_init(qp, send_ops);
+	return &qp->vqp.qp;
+}
+
+bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe)
+{
+	struct vhca_cq_discard **p = &cq->discard, *d;
+
+	while ((d = *p)) {
+		if ((int32_t)(d->until - cq->ci) <= 0) {
+			*p = d->next;
+			d->linked = false;
+			continue;
+		}
+		if (d->qpn == cqe->qp_num)
+			return true;
+		p = &d->next;
+	}
+	return false;
+}
+
+/* The QP's CQEs that @cq holds now are never polled. */
+static void vhca_cq_discard_qp(struct vhca_cq *cq, struct vhca_cq_discard *d,
+			       uint32_t qpn)
+{
+	uint32_t tail;
+
+	pthread_spin_lock(&cq->lock);
+	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
+	if (tail != cq->ci) {
+		d->qpn = qpn;
+		d->until = tail;
+		if (!d->linked) {
+			d->next = cq->discard;
+			cq->discard = d;
+			d->linked = true;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+static void vhca_cq_undiscard_qp(struct vhca_cq *cq, struct vhca_cq_discard *d)
+{
+	struct vhca_cq_discard **p;
+
+	pthread_spin_lock(&cq->lock);
+	for (p = &cq->discard; d->linked && *p; p = &(*p)->next) {
+		if (*p == d) {
+			*p = d->next;
+			d->linked = false;
+			break;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+/*
+ * A QP reset also removes its completions from its CQs, as mlx5's provider
+ * does: a QP taken back to RTS after an error must not poll the flush
+ * completions of its previous life.  The kernel produces no CQE of the QP
+ * after the reset.
+ */
 int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask)
 {
+	struct vhca_qp *qp = to_vqp(ibqp);
 	struct ibv_modify_qp cmd;
+	int err;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err || !(attr_mask & IBV_QP_STATE) ||
+	    attr->qp_state != IBV_QPS_RESET)
+		return err;
+	if (ibqp->send_cq)
+		vhca_cq_discard_qp(to_vcq(ibqp->send_cq), &qp->discard[0],
+				   ibqp->qp_num);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		vhca_cq_discard_qp(to_vcq(ibqp->recv_cq), &qp->discard[1],
+				   ibqp->qp_num);
+	return 0;
 }
 
 int vhca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -406,11 +581,13 @@ int vhca_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	if (ibqp->send_cq)
+		vhca_cq_undiscard_qp(to_vcq(ibqp->send_cq), &qp->discard[0]);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		vhca_cq_undiscard_qp(to_vcq(ibqp->recv_cq), &qp->discard[1]);
 	vhca_wq_unmap(&qp->rq);
 	vhca_wq_unmap(&qp->sq);
-	pthread_spin_destroy(&qp->rq.lock);
-	pthread_spin_destroy(&qp->sq.lock);
-	free(qp);
+	vhca_qp_free(qp);
 	return 0;
 }
 

@@ -9,8 +9,8 @@
  * through it.  CYCLES times: PD, MR, CQ, SRQ, AH, an RC and a UD QP are
  * created, modified (QPs: RESET -> INIT -> RTR -> RTS -> ERR -> RESET) and
  * destroyed.  Then work requests posted on a QP in the error state must
- * complete with IBV_WC_WR_FLUSH_ERR, and the refusals are checked with
- * their errno.  Every check prints "PASS: ..." or "FAIL: ..."; the cycle's
+ * complete with IBV_WC_WR_FLUSH_ERR, the refusals are checked with their
+ * errno, and ibv_rereg_mr with each flag and with bad arguments.  Every check prints "PASS: ..." or "FAIL: ..."; the cycle's
  * checks print once each, for all cycles.  The exit status is the number
  * of failures (at most 255).
  */
@@ -647,6 +647,101 @@ out:
 		ibv_dealloc_pd(pd);
 }
 
+/* ---- ibv_rereg_mr ---- */
+
+/* ibv_rereg_mr failed in the kernel with @want, or was refused by it. */
+static void expect_rereg_err(int ret, int want, const char *what)
+{
+	int err = errno;
+
+	result(ret == IBV_REREG_MR_ERR_CMD && err == want, what,
+	       "returned %d, errno %d (%s), expected %s", ret, err,
+	       strerror(err), strerror(want));
+}
+
+/*
+ * rereg keeps the keys (a peer's rkey stays valid), moves the MR between
+ * PDs (the old PD is free to go), changes translation and access; bad
+ * flags and access are refused with the MR left as it was.
+ */
+static void test_rereg(const struct env *e)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(e->ctx), *pd2 = ibv_alloc_pd(e->ctx);
+	char *other = calloc(1, BUF_SIZE);
+	uint32_t lkey, rkey;
+	struct ibv_mr *mr;
+	int ret;
+
+	mr = pd ? ibv_reg_mr(pd, e->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE) :
+		  NULL;
+	if (!mr || !pd2 || !other) {
+		result(false, "rereg: setup", "%s", strerror(errno));
+		goto out;
+	}
+	lkey = mr->lkey;
+	rkey = mr->rkey;
+
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ);
+	result(!ret && mr->lkey == lkey && mr->rkey == rkey,
+	       "rereg: CHANGE_ACCESS, keys kept", "returned %d, errno %d, "
+	       "keys %#x/%#x were %#x/%#x", ret, errno, mr->lkey, mr->rkey,
+	       lkey, rkey);
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, other,
+			   BUF_SIZE / 2, 0);
+	result(!ret && mr->lkey == lkey && mr->addr == other &&
+	       mr->length == BUF_SIZE / 2,
+	       "rereg: CHANGE_TRANSLATION to another buffer, keys kept",
+	       "returned %d, errno %d", ret, errno);
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	result(!ret && mr->pd == pd2 && mr->lkey == lkey,
+	       "rereg: CHANGE_PD, keys kept", "returned %d, errno %d", ret,
+	       errno);
+	ret = ibv_dealloc_pd(pd);
+	expect_err(ret, 0, "rereg: the MR's old PD can be deallocated");
+	if (!ret)
+		pd = NULL;
+	ret = ibv_dealloc_pd(pd2);
+	expect_err(ret, EBUSY, "rereg: the MR's new PD is busy: EBUSY");
+	if (!ret)
+		pd2 = NULL;
+
+	errno = 0;
+	ret = ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0);
+	expect_rereg_err(ret, EINVAL, "refused: rereg with no flags: EINVAL");
+	errno = 0;
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_REMOTE_WRITE);
+	expect_rereg_err(ret, EINVAL, "refused: rereg to REMOTE_WRITE without "
+			 "LOCAL_WRITE: EINVAL");
+	errno = 0;
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	expect_rereg_err(ret, EOPNOTSUPP,
+			 "refused: rereg to MW_BIND access: EOPNOTSUPP");
+	errno = 0;
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			   other + 1, BUF_SIZE / 2, 0);
+	result(!ret, "rereg: CHANGE_TRANSLATION to an unaligned address",
+	       "returned %d, errno %d", ret, errno);
+	result(mr->lkey == lkey && mr->rkey == rkey && mr->pd == pd2,
+	       "rereg: refusals left the MR as it was", "keys %#x/%#x",
+	       mr->lkey, mr->rkey);
+	ret = ibv_dereg_mr(mr);
+	expect_err(ret, 0, "rereg: dereg the re-registered MR");
+	if (!ret)
+		mr = NULL;
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	free(other);
+}
+
 /* ---- main ---- */
 
 static struct ibv_context *open_named(const char *name)
@@ -703,6 +798,7 @@ int main(int argc, char **argv)
 		test_flush(&e);
 		test_cq_events(&e);
 		test_refusals(&e);
+		test_rereg(&e);
 	}
 	free(e.buf);
 	result(!ibv_close_device(e.ctx), "close the device", "%s",

@@ -85,6 +85,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.query_srq = vhca_query_srq,
 	.reg_user_mr = vhca_reg_user_mr,
 	.req_notify_cq = vhca_req_notify_cq,
+	.rereg_user_mr = vhca_rereg_user_mr,
 	.resize_cq = vhca_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),

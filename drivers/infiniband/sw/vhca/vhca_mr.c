@@ -180,10 +180,13 @@ err_free:
 	return ERR_PTR(err);
 }
 
-/* No new lookup finds mr after this; returns when the last user is gone. */
+/*
+ * No new lookup finds mr after this; returns when the last user is gone.
+ * An MR that rereg_user_mr replaced left its index to its successor.
+ */
 static void vhca_mr_unpublish(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
-	xa_erase(&vdev->mr_xa, mr->index);
+	xa_cmpxchg(&vdev->mr_xa, mr->index, mr, NULL, 0);
 	vhca_mr_put(mr);
 	wait_for_completion(&mr->released);
 }
@@ -239,31 +242,37 @@ static int vhca_mr_map_pages(struct vhca_dev *vdev, struct vhca_mr *mr)
 	return 0;
 }
 
-struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 iova, int access, struct ib_udata *udata)
+/*
+ * A new user MR over [start, start + length) at iova, pinned and
+ * translated but not yet findable; what reg_user_mr and rereg_user_mr
+ * check of their arguments, with the verb's name for the log.
+ */
+static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
+				   struct ib_pd *ibpd, u64 start, u64 length,
+				   u64 iova, int access, struct ib_udata *udata)
 {
-	struct vhca_dev *vdev = to_vdev(ibpd->device);
 	struct vhca_mr *mr;
 	int err;
 
 	err = vhca_mr_check_reg_access(access);
 	if (err) {
-		ibdev_dbg(&vdev->ibdev, "reg_mr: access %#x refused: %d\n",
+		ibdev_dbg(&vdev->ibdev, "%s: access %#x refused: %d\n", verb,
 			  access, err);
 		return ERR_PTR(err);
 	}
 	if (!length || length > VHCA_MAX_MR_SIZE) {
-		ibdev_dbg(&vdev->ibdev, "reg_mr: length %llu refused\n", length);
+		ibdev_dbg(&vdev->ibdev, "%s: length %llu refused\n", verb,
+			  length);
 		return ERR_PTR(-EINVAL);
 	}
 	if (iova + (length - 1) < iova) {
-		ibdev_dbg(&vdev->ibdev, "reg_mr: iova %#llx + length %llu wraps\n",
-			  iova, length);
+		ibdev_dbg(&vdev->ibdev, "%s: iova %#llx + length %llu wraps\n",
+			  verb, iova, length);
 		return ERR_PTR(-EINVAL);
 	}
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(&vdev->ibdev, "reg_mr: unknown request data\n");
+		ibdev_dbg(&vdev->ibdev, "%s: unknown request data\n", verb);
 		return ERR_PTR(-EINVAL);
 	}
 
@@ -272,10 +281,12 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-ENOMEM);
 	mr->iova = iova;
 	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
-		ibdev_dbg(&vdev->ibdev, "reg_mr: cannot pin %#llx+%llu: %d\n",
+		ibdev_dbg(&vdev->ibdev, "%s: cannot pin %#llx+%llu: %d\n", verb,
 			  start, length, err);
 		mr->umem = NULL;
 		goto err_free;
@@ -283,11 +294,71 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = vhca_mr_map_pages(vdev, mr);
 	if (err)
 		goto err_free;
-	return vhca_mr_register(vdev, mr);
+	return mr;
 
 err_free:
 	vhca_mr_free(vdev, mr);
 	return ERR_PTR(err);
+}
+
+struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access, struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibpd->device);
+	struct vhca_mr *mr;
+
+	mr = vhca_mr_pin(vdev, "reg_mr", ibpd, start, length, iova, access,
+			 udata);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	return vhca_mr_register(vdev, mr);
+}
+
+/*
+ * A new MR with the old one's attributes except those flags change (pd is
+ * the MR's own without IB_MR_REREG_PD), and the old one's index and keys:
+ * a remote peer's rkey stays valid.  It replaces the old MR in mr_xa, so
+ * lookups find it from now on; the core then deregisters the old MR, which
+ * waits for the engine users still holding it and leaves the index alone
+ * (vhca_mr_unpublish()).
+ */
+struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 iova, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibmr->device);
+	struct vhca_mr *old = to_vmr(ibmr), *mr;
+	int err;
+
+	/*
+	 * The core refused flags beyond IB_MR_REREG_SUPPORTED (-EOPNOTSUPP)
+	 * and no flags (-EINVAL); none left means it cleared IB_MR_REREG_PD
+	 * for the MR's own PD: nothing changes.
+	 */
+	if (!flags)
+		return NULL;
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->length;
+		iova = old->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+
+	mr = vhca_mr_pin(vdev, "rereg_mr", ibpd, start, length, iova, access,
+			 udata);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->index = old->index;
+	mr->ibmr.lkey = old->ibmr.lkey;
+	mr->ibmr.rkey = old->ibmr.rkey;
+	err = vhca_mr_publish(vdev, mr);
+	if (err) {
+		ibdev_dbg(&vdev->ibdev, "rereg_mr: cannot publish: %d\n", err);
+		vhca_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
 }
 
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)

@@ -118,6 +118,14 @@ int vhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access, struct ib_udata *udata);
+/*
+ * rereg_user_mr: always a new MR (the core swaps it in and deregisters the
+ * old one) that keeps the old one's lkey and rkey, or NULL when nothing
+ * changes.  Arguments are checked as reg_user_mr checks them.
+ */
+struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 iova, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /*
