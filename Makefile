@@ -7,6 +7,7 @@
 #   make deps       install every Debian package the project needs
 #   make demo       boot the stock kernel in QEMU, load vhca, bind two ports
 #   make check      every test; ends with "N passed, N failed, N skipped"
+#   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
 #   make KDIR=/lib/modules/$(uname -r)/build && sudo make install KDIR=...
 #                   build and install for a real host's running kernel
 
@@ -19,7 +20,7 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 KSRC := Kbuild drivers include kunit
 
 .PHONY: all module module-debug provider provider-check tests deps demo \
-	check sparse sparse-debug checkpatch install clean
+	check bench sparse sparse-debug checkpatch install clean
 
 all: module provider tests
 
@@ -78,6 +79,10 @@ demo:
 
 check:
 	scripts/check.sh
+
+# Not part of make check: figures, never a verdict on speed.
+bench:
+	scripts/bench.sh
 
 install: module provider
 	@set -e; kdir="$(or $(KDIR),$$(scripts/stock-kernel.sh)/headers)"; \

@@ -1,29 +1,56 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest: the RC data path between two vhca ports.  ibv_rc_pingpong over a
-# veth pair, in one namespace and across two (the second as a second host).
+# veth pair, in one namespace and across two (the second as a second host),
+# and across two with netem loss, reordering and duplication on both ends,
+# which must make the ports retransmit.
 . "$VHCA_TOP/scripts/guest/lib.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 T=/tmp/rc-test
 mkdir -p $T
+NETEM="loss 5% reorder 5% duplicate 1% delay 1ms"
+# Iterations of the long runs: 1 MiB messages, many small ones, and the
+# lossy run.  The debug kernel (KASAN, lockdep, kmemleak; VHCA_KERNEL=debug)
+# runs the data path 3 to 35 times slower than the stock kernel under TCG
+# (ibv_rc_pingpong -s 65536, 1000 iterations: 396 s against 11 to 27 s), so
+# there, and only there, they are shorter: 10, 2000 and 500 iterations
+# instead of 100, 10000 and 2000.
+if [ "$VHCA_KERNEL" = debug ]; then
+	N_MIB=10 N_MANY=2000 N_LOSSY=500
+else
+	N_MIB=100 N_MANY=10000 N_LOSSY=2000
+fi
 
 no_vhca_left() {
 	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
 }
 
-# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s.
+# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
+# seconds (120 unless set); prints how long they took.
 pair() {
 	_n=$1
-	timeout 120 sh -c "$2" >$T/$_n.srv 2>&1 &
+	_t0=$(date +%s)
+	timeout "${PAIR_TMO:-120}" sh -c "$2" >$T/$_n.srv 2>&1 &
 	_p=$!
 	sleep 1
-	timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
+	timeout "${PAIR_TMO:-120}" sh -c "$3" >$T/$_n.cli 2>&1
 	_c=$?
 	wait $_p
 	_s=$?
 	tail -n 2 $T/$_n.srv $T/$_n.cli
+	echo "$_n: $(($(date +%s) - _t0)) s"
 	[ $_c = 0 ] && [ $_s = 0 ]
+}
+
+# counter PREFIX DEV NAME: a counter of port 1 of DEV.
+counter() {
+	$1 rdma statistic show link "$2/1" | sed -n "s/.* $3 \([0-9]*\).*/\1/p"
+}
+
+# total COUNTER: the counter of vhca0 plus vhca1's (in the peer namespace).
+total() {
+	echo $(($(counter "" vhca0 "$1") + $(counter "ip netns exec peer" vhca1 "$1")))
 }
 
 check "insmod vhca.ko" load_vhca
@@ -33,11 +60,16 @@ local_pair
 check "rdma link add vhca0, vhca1" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
 port_gids
-for args in "" "-e" "-s 1" "-s 65536" "-n 2000"; do
+# 1 MiB messages: not the default 1000 iterations, which take about 130 s
+# on the stock kernel under TCG (16 MB/s each way).  These runs may last
+# 600 s (a loaded host).
+PAIR_TMO=600
+for args in "" "-e" "-s 1" "-s 65536" "-s 1048576 -n $N_MIB" "-n $N_MANY"; do
 	check "ibv_rc_pingpong $args (one namespace)" pair "pp$(echo "$args" | tr -d ' -')" \
 		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
 		"ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
 done
+PAIR_TMO=120
 for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
 	check "$t (one namespace)" pair "$t" \
 		"$t -F -d vhca0 -x $G0 -n 200" \
@@ -62,6 +94,26 @@ check "ib_write_bw (two namespaces)" pair nswbw \
 	"ib_write_bw -F -d vhca0 -x $G0 -n 200" \
 	"ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -n 200 10.0.0.1"
 rdma statistic show link vhca0/1
+
+# ---- the same two hosts with loss, reordering, duplication and delay on
+# both ends of the wire: the ports must retransmit and still complete.
+check "netem on veth0 and veth1: $NETEM" sh -c \
+	"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
+r0=$(total retransmits) n0=$(total seq_naks) d0=$(total duplicate_requests)
+# Each lost packet at the end of a message costs a retransmit timeout
+# (ibv_rc_pingpong asks for 67 ms): this run takes minutes.
+PAIR_TMO=900
+check "ibv_rc_pingpong -n $N_LOSSY (two namespaces, netem)" pair lossy \
+	"ibv_rc_pingpong -d vhca0 -g $G0 -n $N_LOSSY" \
+	"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n $N_LOSSY 10.0.0.1"
+PAIR_TMO=120
+rdma statistic show link vhca0/1
+ip netns exec peer rdma statistic show link vhca1/1
+r=$(($(total retransmits) - r0)) n=$(($(total seq_naks) - n0))
+d=$(($(total duplicate_requests) - d0))
+echo "lossy run: retransmits $r, seq_naks $n, duplicate_requests $d (both ports)"
+check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
+check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qdisc del dev veth1 root"
 
 # ---- removal under traffic: the processes see errors, the kernel stays clean
 timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &

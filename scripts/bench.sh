@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make bench: vhca against rdma_rxe and the guest's memcpy, in one boot of
+# Debian's stock kernel in QEMU (scripts/guest/bench.sh does the measuring).
+# Prints the table (also kept in build/vm/bench/bench.txt).  Fails only when
+# a tool fails to run, never because of a figure.
+#   BENCH_BW_ITERS   iterations of the 64 KiB bandwidth tests (default 1000;
+#                    the 64-byte message rate test runs 20 times as many)
+#   BENCH_LAT_ITERS  iterations of the 2-byte latency tests (default 2000)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$VHCA_TOP"
+make -s module provider tests >/dev/null
+OUT=$VHCA_TOP/build/vm/bench
+rm -rf "$OUT"
+mkdir -p "$OUT"
+T0=$(date +%s)
+set +e
+scripts/vm-run.sh -k stock -t 900 -o "$OUT" scripts/guest/bench.sh \
+	"${BENCH_BW_ITERS:-1000}" "${BENCH_LAT_ITERS:-2000}"
+rc=$?
+set -e
+log "bench: VM exit $rc after $(($(date +%s) - T0)) s; console in $OUT/console.log"
+tr -d '\r' <"$OUT/console.log" | grep -E '^(PASS|FAIL): ' || true
+if [ -s "$OUT/bench.txt" ]; then
+	echo
+	cat "$OUT/bench.txt"
+fi
+exit $rc
