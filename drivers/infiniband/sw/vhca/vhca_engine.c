@@ -105,6 +105,7 @@ static void vhca_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = psn,
 		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->resp_msn,
 	};
 	struct sk_buff *skb;
 	void *payload;
@@ -728,12 +729,16 @@ static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			vhca_mr_put(mr);
 		return VHCA_NAK_REM_ACCESS_ERR;
 	}
+	/* A new READ (not a duplicate) counts before its responses. */
+	if (pkt->psn == qp->resp_psn)
+		qp->resp_msn = vhca_pkt_msn_next(qp->resp_msn, pkt->opcode);
 	for (i = 0; i < npkts; i++) {
 		struct vhca_pkt rsp = {
 			.dqpn = qp->attr.dest_qp_num,
 			.psn = vhca_psn_add(pkt->psn, i),
 			.paylen = vhca_pkt_seg_len(pkt->reth_len, mtu, i),
 			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			.aeth_msn = qp->resp_msn,
 		};
 
 		rsp.opcode = npkts == 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY :
@@ -838,6 +843,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS,
 					   IB_WC_RECV_RDMA_WITH_IMM);
 		}
+		qp->resp_msn = vhca_pkt_msn_next(qp->resp_msn, op);
 		vhca_rmsg_close(m);
 	}
 	return 0;
@@ -1002,6 +1008,7 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 	switch (qp->state) {
 	case IB_QPS_RTR:
 		qp->resp_psn = qp->attr.rq_psn;
+		qp->resp_msn = 0;
 		qp->nak_sent = false;
 		break;
 	case IB_QPS_RTS:
