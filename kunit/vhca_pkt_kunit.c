@@ -424,6 +424,43 @@ static void vhca_pkt_psn(struct kunit *test)
 					       0xfffff8));
 }
 
+/* The MSN of an AETH counts completed requests: which packets end one. */
+static void vhca_pkt_msn(struct kunit *test)
+{
+	static const u8 ends[] = {
+		VHCA_OP_RC_SEND_LAST, VHCA_OP_RC_SEND_LAST_WITH_IMM,
+		VHCA_OP_RC_SEND_ONLY, VHCA_OP_RC_SEND_ONLY_WITH_IMM,
+		VHCA_OP_RC_RDMA_WRITE_LAST,
+		VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM,
+		VHCA_OP_RC_RDMA_WRITE_ONLY,
+		VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM,
+		VHCA_OP_RC_RDMA_READ_REQUEST,
+	};
+	unsigned int op, i, n = 0;
+	bool end;
+
+	for (op = 0; op < 256; op++) {
+		end = false;
+		for (i = 0; i < ARRAY_SIZE(ends); i++)
+			end |= op == ends[i];
+		n += end;
+		KUNIT_EXPECT_EQ_MSG(test, vhca_pkt_msn_next(5, op), end ? 6 : 5,
+				    "opcode 0x%02x", op);
+	}
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(ends));
+	/* 24 bits, wrapping; FIRST, MIDDLE, responses, ACKs, UD: no change. */
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0xffffff,
+						VHCA_OP_RC_SEND_ONLY), 0);
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0xfffffe,
+						VHCA_OP_RC_RDMA_READ_REQUEST),
+			0xffffff);
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0x123456,
+						VHCA_OP_RC_RDMA_WRITE_FIRST),
+			0x123456);
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(7, VHCA_OP_RC_ACKNOWLEDGE), 7);
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(7, VHCA_OP_UD_SEND_ONLY), 7);
+}
+
 static void expect_segments(struct kunit *test, u32 len, u32 mtu, u32 n)
 {
 	u64 sum = 0;
@@ -695,6 +732,7 @@ static struct kunit_case vhca_pkt_cases[] = {
 	KUNIT_CASE(vhca_pkt_parse_truncated),
 	KUNIT_CASE(vhca_pkt_parse_refusals),
 	KUNIT_CASE(vhca_pkt_psn),
+	KUNIT_CASE(vhca_pkt_msn),
 	KUNIT_CASE(vhca_pkt_segments),
 	KUNIT_CASE(vhca_pkt_icrc_known),
 	KUNIT_CASE(vhca_pkt_icrc_built),

@@ -45,16 +45,28 @@ static u16 vhca_qp_sport(const struct vhca_qp *qp)
 				  qp->ibqp.qp_num, qp->attr.dest_qp_num);
 }
 
-/* The retransmit timeout: 4.096 us * 2^timeout. */
+/*
+ * The retransmit timeout: 4.096 us * 2^timeout, doubled for each timeout
+ * in a row without a response making progress (retry_cnt - retry_left):
+ * a responder slower than the timeout (rxe on a slow host needs more than
+ * 8 * 67 ms to acknowledge a 64-packet message) gets the time it needs
+ * instead of ever more retransmissions.
+ */
 static unsigned long vhca_qp_timeout(const struct vhca_qp *qp)
 {
+	u8 backoff = qp->attr.retry_cnt > qp->retry_left ?
+		     qp->attr.retry_cnt - qp->retry_left : 0;
+	unsigned long j;
 	u64 us;
 
-	if (!qp->attr.timeout)
-		return msecs_to_jiffies(VHCA_TIMEOUT_DEFAULT_MS);
-	us = (4096ULL << qp->attr.timeout) / 1000;
-	return max(usecs_to_jiffies(us),
-		   msecs_to_jiffies(VHCA_TIMEOUT_MIN_MS));
+	if (!qp->attr.timeout) {
+		j = msecs_to_jiffies(VHCA_TIMEOUT_DEFAULT_MS);
+	} else {
+		us = (4096ULL << qp->attr.timeout) / 1000;
+		j = max(usecs_to_jiffies(us),
+			msecs_to_jiffies(VHCA_TIMEOUT_MIN_MS));
+	}
+	return j << min_t(u8, backoff, 7);
 }
 
 /* The RNR delay a peer asked for, roughly as the IB table has it. */
@@ -105,6 +117,7 @@ static void vhca_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = psn,
 		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->resp_msn,
 	};
 	struct sk_buff *skb;
 	void *payload;
@@ -541,7 +554,7 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		    vhca_psn_after(qp->comp_psn, w->last_psn))
 			qp->comp_psn = w->first_psn;
 		if (psn != qp->comp_psn || vhca_psn_after(psn, w->last_psn))
-			goto out;	/* out of order: the timer rereads */
+			goto done;	/* out of order: the timer rereads */
 		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, w->sge,
 					w->hdr.num_sge,
 					(u64)vhca_psn_diff(psn, w->first_psn) * mtu,
@@ -626,9 +639,15 @@ done:
 		qp->rnr_left = qp->attr.rnr_retry;
 		kick = true;
 	}
+	/*
+	 * Any response restarts the timer, as rxe's does: a slow responder
+	 * still answering retransmitted packets (with duplicate ACKs or READ
+	 * responses) is neither counted against retry_cnt nor sent another
+	 * round of them, which would only delay the progress it is making.
+	 */
 	if (!vhca_req_busy(qp))
 		del_timer(&qp->rexmit_timer);
-	else if (acked)
+	else
 		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -731,12 +750,16 @@ static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			vhca_mr_put(mr);
 		return VHCA_NAK_REM_ACCESS_ERR;
 	}
+	/* A new READ (not a duplicate) counts before its responses. */
+	if (pkt->psn == qp->resp_psn)
+		qp->resp_msn = vhca_pkt_msn_next(qp->resp_msn, pkt->opcode);
 	for (i = 0; i < npkts; i++) {
 		struct vhca_pkt rsp = {
 			.dqpn = qp->attr.dest_qp_num,
 			.psn = vhca_psn_add(pkt->psn, i),
 			.paylen = vhca_pkt_seg_len(pkt->reth_len, mtu, i),
 			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			.aeth_msn = qp->resp_msn,
 		};
 
 		rsp.opcode = npkts == 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY :
@@ -841,6 +864,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS,
 					   IB_WC_RECV_RDMA_WITH_IMM);
 		}
+		qp->resp_msn = vhca_pkt_msn_next(qp->resp_msn, op);
 		vhca_rmsg_close(m);
 	}
 	return 0;
@@ -1013,6 +1037,7 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 	switch (qp->state) {
 	case IB_QPS_RTR:
 		qp->resp_psn = qp->attr.rq_psn;
+		qp->resp_msn = 0;
 		qp->nak_sent = false;
 		break;
 	case IB_QPS_RTS:

@@ -68,6 +68,17 @@ const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode)
 	return &vhca_opinfo[opcode];
 }
 
+u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
+{
+	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(opcode);
+
+	/* RC requests are the opcodes up to READ_REQUEST. */
+	if (!oi || opcode > VHCA_OP_RC_RDMA_READ_REQUEST ||
+	    !(oi->flags & VHCA_PKT_LAST))
+		return msn & VHCA_PSN_MASK;
+	return vhca_psn_add(msn, 1);
+}
+
 u32 vhca_pkt_npkts(u32 len, u32 mtu)
 {
 	if (!len)

@@ -177,6 +177,15 @@ static inline u32 vhca_pkt_pad(u32 len)
 }
 
 /*
+ * The MSN (message sequence number) a responder puts in its AETHs counts
+ * the requests it has completed: after executing a request packet of
+ * opcode, it is vhca_pkt_msn_next(msn, opcode), one more at the end of a
+ * SEND or WRITE message (its LAST or ONLY packet) and for a READ request
+ * (counted when accepted, before its responses: IBA C9-148), else the same.
+ */
+u32 vhca_pkt_msn_next(u32 msn, u8 opcode);
+
+/*
  * Segmentation of a len-byte message at a path MTU of mtu payload bytes
  * (256..4096): vhca_pkt_npkts() packets (a 0-byte message is one), of
  * which packet i carries vhca_pkt_seg_len() bytes.

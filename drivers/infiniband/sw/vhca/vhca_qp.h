@@ -74,6 +74,7 @@ struct vhca_qp {
 
 	/* Engine, responder side (under rq_lock). */
 	u32 resp_psn;			/* next request PSN expected */
+	u32 resp_msn;			/* MSN: requests completed, in AETHs */
 	bool nak_sent;			/* a PSN sequence NAK is pending */
 	struct vhca_rmsg rmsg;
 };
