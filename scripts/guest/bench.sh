@@ -58,16 +58,12 @@ pt_column() {
 	col && $1 ~ /^[0-9]+$/ && $col ~ /^[0-9.]+$/ { print $col; exit }' "$1"
 }
 
-listening() {
-	ss -ltn | grep -q ":$PORT "
-}
-
 # run_pt FILE SERVER_DEV SERVER_GID CLIENT_PREFIX CLIENT_DEV CLIENT_GID TOOL
 # ARGS: one server and one client; FILE.srv and FILE.cli keep their output.
 run_pt() {
 	timeout 120 $7 -F -p $PORT -d "$2" -x "$3" $8 >$1.srv 2>&1 &
 	_p=$!
-	wait_for 20 listening
+	wait_for 20 tcp_listening $PORT
 	timeout 120 $4 $7 -F -p $PORT -d "$5" -x "$6" $8 10.0.0.1 >$1.cli 2>&1
 	_c=$?
 	wait $_p

@@ -33,9 +33,9 @@ check "the datagram with the wrong Q_Key was counted as dropped" \
 check "ibv_srq_pingpong -q 4" pair srq \
 	"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
 	"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
-check "rping -v" pair rping \
-	"rping -s -a 10.0.0.1 -v -C 20" \
-	"$P rping -c -a 10.0.0.1 -v -C 20"
+check "rping -v -V" pair rping \
+	"rping -s -a 10.0.0.1 -v -V -C 20" \
+	"$P rping -c -a 10.0.0.1 -v -V -C 20"
 check "ucmatose" pair ucmatose "ucmatose" "$P ucmatose -s 10.0.0.1"
 check "udaddy" pair udaddy "udaddy" "$P udaddy -s 10.0.0.1"
 check "rdma_server/rdma_client" pair rdmasc "rdma_server" "$P rdma_client -s 10.0.0.1"
@@ -70,9 +70,9 @@ port_gids
 check "ibv_ud_pingpong (one namespace)" pair ud1 \
 	"ibv_ud_pingpong -d vhca0 -g $G0 -s 1024" \
 	"ibv_ud_pingpong -d vhca1 -g $G1 -s 1024 10.0.0.1"
-check "rping -v (one namespace)" pair rping1 \
-	"rping -s -a 10.0.0.1 -v -C 20" \
-	"rping -c -a 10.0.0.1 -I 10.0.0.2 -v -C 20"
+check "rping -v -V (one namespace)" pair rping1 \
+	"rping -s -a 10.0.0.1 -v -V -C 20" \
+	"rping -c -a 10.0.0.1 -I 10.0.0.2 -v -V -C 20"
 # rping's READ follows SENDs and WRITEs the peer acknowledged: its response
 # must be taken as it comes, not after a retransmit timeout.
 check "rping on a lossless link needed no retransmission" \

@@ -16,43 +16,11 @@ PEER="ip netns exec peer"
 T=/tmp/interop-test
 mkdir -p $T
 
-# listening: a TCP listener on port 18515 (the tools' default), here or in
-# the peer namespace.
-listening() {
-	[ -n "$(ss -Htln 'sport = :18515'; $PEER ss -Htln 'sport = :18515')" ]
-}
-
-# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 300 s.  (Not
-# _n: wait_for uses it.)
-pair() {
-	_pn=$1
-	_t0=$(date +%s)
-	timeout 300 sh -c "$2" >$T/$_pn.srv 2>&1 &
-	_p=$!
-	# The clients do not retry: wait for the server's TCP listener.
-	wait_for 60 listening
-	timeout 300 sh -c "$3" >$T/$_pn.cli 2>&1
-	_c=$?
-	wait $_p
-	_s=$?
-	if [ $_c = 0 ] && [ $_s = 0 ]; then
-		tail -n 3 $T/$_pn.srv $T/$_pn.cli
-	else
-		tail -n 30 $T/$_pn.srv $T/$_pn.cli
-	fi
-	echo "$_pn: $(($(date +%s) - _t0)) s, server exit $_s, client exit $_c"
-	[ $_c = 0 ] && [ $_s = 0 ]
-}
+PAIR_TMO=300
 
 # bw NAME: the average bandwidth (MB/s) a perftest client reported.
 bw() {
 	awk '/^ *#bytes/ { getline; print $4; exit }' $T/$1.cli
-}
-
-# counter PREFIX DEV NAME: a counter of port 1 of DEV.
-counter() {
-	$1 rdma statistic show link "$2/1" |
-		awk -v c="$3" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
 }
 
 # rdma_run NAME TEST...: vhca_rdma, the server on $SD, the client on $CD;
@@ -279,21 +247,21 @@ if [ "$VHCA_KERNEL" = stock ]; then
 	NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
 	check "netem on veth0 and veth1: $NETEM" sh -c \
 		"tc qdisc add dev veth0 root netem $NETEM && $PEER tc qdisc add dev veth1 root netem $NETEM"
-	r0=$(counter "$PEER" vhca1 retransmits)
-	d0=$(counter "$PEER" vhca1 duplicate_requests)
-	n0=$(counter "$PEER" vhca1 seq_naks)
-	x0=$(counter "" rxe0 duplicate_request)
-	y0=$(counter "" rxe0 rcvd_seq_err)
+	r0=$(counter vhca1 retransmits peer)
+	d0=$(counter vhca1 duplicate_requests peer)
+	n0=$(counter vhca1 seq_naks peer)
+	x0=$(counter rxe0 duplicate_request)
+	y0=$(counter rxe0 rcvd_seq_err)
 	for D in rxe-server vhca-server; do
 		direction $D
 		rdma_run lossy-$D $($PROG list | grep -v '^err-')
 	done
 	show_counters
-	r=$(($(counter "$PEER" vhca1 retransmits) - r0))
-	d=$(($(counter "$PEER" vhca1 duplicate_requests) - d0))
-	n=$(($(counter "$PEER" vhca1 seq_naks) - n0))
-	x=$(($(counter "" rxe0 duplicate_request) - x0))
-	y=$(($(counter "" rxe0 rcvd_seq_err) - y0))
+	r=$(($(counter vhca1 retransmits peer) - r0))
+	d=$(($(counter vhca1 duplicate_requests peer) - d0))
+	n=$(($(counter vhca1 seq_naks peer) - n0))
+	x=$(($(counter rxe0 duplicate_request) - x0))
+	y=$(($(counter rxe0 rcvd_seq_err) - y0))
 	echo "lossy: vhca1 retransmits $r, duplicate_requests $d, seq_naks $n; rxe0 duplicate_request $x, rcvd_seq_err $y"
 	check "lossy: vhca retransmitted ($r) and saw duplicates ($d)" test $r -gt 0 -a $d -gt 0
 	check "lossy: rxe saw duplicates ($x)" test $x -gt 0
@@ -301,8 +269,23 @@ if [ "$VHCA_KERNEL" = stock ]; then
 	$PEER tc qdisc del dev veth1 root
 fi
 
-# ---- UD (ibv_ud_pingpong, rping over RDMA CM): not here yet; the UD/GSI
-# engine is work in progress.  They go in this place, in both directions.
+# ---- UD and the GSI QP: ibv_ud_pingpong, and the RDMA CM (CM MADs on QP1
+# between rxe and vhca) with rping -v and udaddy, in both directions.
+modprobe rdma_ucm
+for D in rxe-server vhca-server; do
+	direction $D
+	for args in "-s 1024 -n 500" "-s 1 -n 500"; do
+		n=$D-ud$(echo "$args" | tr -d ' -')
+		check "$D: ibv_ud_pingpong $args" pair $n \
+			"$SP ibv_ud_pingpong -d $SD -g $SG $args" \
+			"$CP ibv_ud_pingpong -d $CD -g $CG $args $A"
+	done
+	check "$D: rping -v -V -C 50" pair $D-rping \
+		"$SP rping -s -a $A -v -V -C 50" "$CP rping -c -a $A -v -V -C 50"
+	check "$D: rping verified its data" grep -q "rdma-ping-49:" $T/$D-rping.cli
+	check "$D: udaddy" pair $D-udaddy "$SP udaddy" "$CP udaddy -s $A"
+	show_counters
+done
 
 check "rdma link delete vhca1" $PEER rdma link delete vhca1
 check "rdma link delete rxe0" rdma link delete rxe0

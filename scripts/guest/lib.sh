@@ -126,29 +126,51 @@ counter() {
 		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
 }
 
-# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s; their
-# output goes to $T/NAME.srv and $T/NAME.cli.  A client that fails while
-# the server still waits (not listening yet: a server in another namespace
-# starts slowly under TCG) is started again, five times at most.
+# tcp_listening PORT: a TCP socket listens on PORT here or in the namespace
+# peer.
+tcp_listening() {
+	{
+		ss -Hltn "sport = :$1"
+		[ -e /run/netns/peer ] && ip netns exec peer ss -Hltn "sport = :$1"
+	} | grep -q .
+}
+
+# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
+# seconds (120 unless set); their output goes to $T/NAME.srv and
+# $T/NAME.cli, whose ends are shown (more of them on failure) with the time
+# taken.  The client starts once the server listens: for ibv_*_pingpong and
+# perftest, a TCP listener on their port 18515; the RDMA CM tools listen on
+# no socket, so a client of theirs that fails while its server still waits
+# is started again, five times at most.
 pair() {
-	_n=$1
-	timeout 120 sh -c "$2" >$T/$_n.srv 2>&1 &
-	_p=$!
+	_pn=$1
+	_t0=$(date +%s)
+	timeout "${PAIR_TMO:-120}" sh -c "$2" >$T/$_pn.srv 2>&1 &
+	_pp=$!
+	case "$2" in
+	*pingpong* | *ib_*) wait_for 60 tcp_listening 18515 ;;
+	*) sleep 1 ;;
+	esac
 	_try=1
 	while :; do
-		sleep 1
-		timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
-		_c=$?
-		if [ $_c = 0 ] || [ $_try = 5 ] || ! kill -0 $_p 2>/dev/null; then
+		timeout "${PAIR_TMO:-120}" sh -c "$3" >$T/$_pn.cli 2>&1
+		_pc=$?
+		if [ $_pc = 0 ] || [ $_try = 5 ] || ! kill -0 $_pp 2>/dev/null; then
 			break
 		fi
-		echo "pair $_n: client attempt $_try failed ($_c), the server still waits"
+		echo "pair $_pn: client attempt $_try failed ($_pc), the server still waits"
 		_try=$((_try + 1))
+		sleep 1
 	done
-	wait $_p
-	_s=$?
-	tail -n 2 $T/$_n.srv $T/$_n.cli
-	[ $_c = 0 ] && [ $_s = 0 ]
+	wait $_pp
+	_ps=$?
+	if [ $_pc = 0 ] && [ $_ps = 0 ]; then
+		tail -n 3 $T/$_pn.srv $T/$_pn.cli
+	else
+		tail -n 30 $T/$_pn.srv $T/$_pn.cli
+	fi
+	echo "$_pn: $(($(date +%s) - _t0)) s, server exit $_ps, client exit $_pc"
+	[ $_pc = 0 ] && [ $_ps = 0 ]
 }
 
 # relay PREFIX FILE: count the PASS/FAIL lines a test program wrote.

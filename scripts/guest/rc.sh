@@ -26,31 +26,9 @@ no_vhca_left() {
 	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
 }
 
-# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
-# seconds (120 unless set); prints how long they took.
-pair() {
-	_n=$1
-	_t0=$(date +%s)
-	timeout "${PAIR_TMO:-120}" sh -c "$2" >$T/$_n.srv 2>&1 &
-	_p=$!
-	sleep 1
-	timeout "${PAIR_TMO:-120}" sh -c "$3" >$T/$_n.cli 2>&1
-	_c=$?
-	wait $_p
-	_s=$?
-	tail -n 2 $T/$_n.srv $T/$_n.cli
-	echo "$_n: $(($(date +%s) - _t0)) s"
-	[ $_c = 0 ] && [ $_s = 0 ]
-}
-
-# counter PREFIX DEV NAME: a counter of port 1 of DEV.
-counter() {
-	$1 rdma statistic show link "$2/1" | sed -n "s/.* $3 \([0-9]*\).*/\1/p"
-}
-
 # total COUNTER: the counter of vhca0 plus vhca1's (in the peer namespace).
 total() {
-	echo $(($(counter "" vhca0 "$1") + $(counter "ip netns exec peer" vhca1 "$1")))
+	echo $(($(counter vhca0 "$1") + $(counter vhca1 "$1" peer)))
 }
 
 check "insmod vhca.ko" load_vhca
