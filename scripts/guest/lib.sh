@@ -43,6 +43,14 @@ wait_for() {
 	return 1
 }
 
+# listening PORT...: a TCP socket of this namespace listens on one of them.
+listening() {
+	for _p; do
+		ss -Hltn "sport = :$_p" | grep -q . && return 0
+	done
+	return 1
+}
+
 # Load vhca.ko with the modules it depends on, and ib_uverbs, which udev
 # (absent here) loads on a real host when an RDMA device appears.
 load_vhca() {

@@ -20,7 +20,7 @@ pair() {
 	_n=$1
 	timeout 300 sh -c "$2" >$T/$_n.srv 2>&1 &
 	_p=$!
-	sleep 1
+	wait_for 30 listening 18515 $PORT
 	timeout 300 sh -c "$3" >$T/$_n.cli 2>&1
 	_c=$?
 	wait $_p
@@ -160,7 +160,7 @@ local_grown() {
 snap
 timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
 S1=$!
-sleep 1
+wait_for 30 listening 18515
 timeout 120 ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
 C1=$!
 check "ib_write_bw -D 30 is delivering locally" wait_for 60 local_grown
@@ -194,7 +194,7 @@ wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
 G0=$(gid_index vhca0 10.0.0.1)
 timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
 S2=$!
-sleep 1
+wait_for 30 listening 18515
 timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
 C2=$!
 sleep 5
