@@ -476,6 +476,9 @@ static bool vhca_net_local(struct vhca_dev *vdev, const union ib_gid *dgid,
 		atomic64_add(len, &vdev->counters[VHCA_CNT_TX_BYTES]);
 		atomic64_inc(&vdev->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
 		atomic64_inc(&dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+		/* What IP output would do: the header arrives as sent. */
+		if (skb->protocol == htons(ETH_P_IP))
+			ip_send_check(ip_hdr(skb));
 		__skb_pull(skb, skb_transport_offset(skb) +
 				sizeof(struct udphdr));
 		/* QPs are freed after a grace period (vhca_engine_qp_fini). */
