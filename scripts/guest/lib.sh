@@ -31,14 +31,23 @@ refuse() {
 	if "$@"; then fail "$_d (succeeded)"; else pass "$_d"; fi
 }
 
-# wait_for SECONDS COMMAND...: poll until the command succeeds.
+# wait_for SECONDS COMMAND...: poll until the command succeeds (the
+# variables of callers of wait_for and listening stay untouched).
 wait_for() {
-	_n=$(($1 * 10))
+	_wf_n=$(($1 * 10))
 	shift
-	while [ $_n -gt 0 ]; do
+	while [ $_wf_n -gt 0 ]; do
 		"$@" && return 0
 		sleep 0.1
-		_n=$((_n - 1))
+		_wf_n=$((_wf_n - 1))
+	done
+	return 1
+}
+
+# listening PORT...: a TCP socket of this namespace listens on one of them.
+listening() {
+	for _lp_p; do
+		ss -Hltn "sport = :$_lp_p" | grep -q . && return 0
 	done
 	return 1
 }

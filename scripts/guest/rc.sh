@@ -96,7 +96,7 @@ check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qd
 # ---- removal under traffic: the processes see errors, the kernel stays clean
 timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
 S1=$!
-sleep 1
+wait_for 30 listening 18515
 timeout 120 ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
 C1=$!
 wait_for 30 grep -q "#bytes" $T/del.cli
@@ -110,7 +110,7 @@ check "rdma link add vhca1 again" ip netns exec peer rdma link add vhca1 type vh
 port_gids
 timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
 S2=$!
-sleep 1
+wait_for 30 listening 18515
 timeout 120 ip netns exec peer ibv_rc_pingpong -e -d vhca1 -g $G1 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
 C2=$!
 sleep 5

@@ -24,7 +24,7 @@ run() {
 	_t0=$(date +%s)
 	timeout 300 $PROG server vhca0 "$G0" "$_port" >$T/$_n.srv 2>&1 &
 	_p=$!
-	sleep 1
+	wait_for 30 listening "$_port"
 	timeout 300 $_pre $PROG client vhca1 "$G1" 10.0.0.1 "$_port" "$@" \
 		>$T/$_n.cli 2>&1
 	_c=$?

@@ -50,6 +50,8 @@ enum vhca_counter {
 	VHCA_CNT_DB_SYSCALLS,
 	VHCA_CNT_DB_RECORDS,
 	VHCA_CNT_UD_DROPS,
+	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
+	VHCA_CNT_LOCAL_RX_PACKETS,
 	VHCA_NUM_COUNTERS
 };
 

@@ -16,8 +16,11 @@
  * PD, bounds and remote access, answers READs from the MR, and acknowledges
  * the last packet of every message and every packet that asks.
  *
- * Packets are built under the QP's locks and sent after they are dropped:
- * transmission must not run with interrupts disabled.
+ * Receive runs in softirq, or, for a packet delivered locally by
+ * vhca_net_xmit(), inside the sender with BHs off ("softirq" below means
+ * either).  Packets are built under the QP's locks and sent after they are
+ * dropped: transmission must not run with interrupts disabled, and a local
+ * delivery may come back to the sending QP.
  */
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
@@ -957,9 +960,10 @@ out:
 /* ---- receive ---- */
 
 /*
- * A RoCEv2 packet for vdev: skb->data at the BTH, skb->len bytes through
- * the ICRC; the IP and UDP headers precede it.  Consumes skb.  In softirq,
- * under RCU.
+ * A RoCEv2 packet for vdev, from the wire or delivered locally (the same
+ * packet either way): linear, skb->data at the BTH, skb->len bytes through
+ * the ICRC (already checked on the wire path); the IP and UDP headers
+ * precede it (vhca_net_rx_gids()).  Consumes skb.  BHs off, under RCU.
  */
 void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 {
@@ -967,12 +971,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	struct vhca_pkt pkt;
 	struct vhca_qp *qp;
 
-	if (skb_linearize(skb))
-		goto drop;
-	if (vhca_pkt_parse(skb->data, skb->len, &pkt) ||
-	    vhca_pkt_icrc_check(skb_network_header(skb),
-				skb_transport_header(skb), skb->data,
-				skb->len))
+	if (vhca_pkt_parse(skb->data, skb->len, &pkt))
 		goto drop;
 	info = vhca_pkt_opinfo(pkt.opcode);
 	qp = xa_load(&vdev->qp_xa, pkt.dqpn);

@@ -20,10 +20,29 @@
  * Transmit: vhca builds the IP and UDP headers itself, as rdma_rxe does,
  * instead of using udp_tunnel_xmit_skb(): the ICRC covers the IPv4 ID,
  * which that helper picks after the caller's last look at the packet.
+ *
+ * Local delivery: a packet whose destination GID belongs to a vhca device
+ * of the sender's namespace (the sender itself included) skips routing,
+ * IP and the socket: vhca_net_xmit() hands it to that device's engine at
+ * once, with the same IP and UDP headers in front of the BTH, so the
+ * receiver runs the same checks on the same packet and only the counters
+ * local_tx_packets/local_rx_packets tell the paths apart.  The ICRC, which
+ * guards against corruption on the wire, is neither computed nor checked
+ * there (the trailer stays, zero): the packet never leaves memory, as the
+ * stack trusts loopback checksums.  The wire path checks the ICRC before
+ * the engine sees a packet.  Delivery is synchronous, BHs off and under
+ * RCU, as a packet from the socket would be: the engine sends only with
+ * its QP's locks dropped, and a CPU nests at most VHCA_NET_LOCAL_DEPTH
+ * deliveries (in practice a request, then its ACK or READ response, which
+ * sends nothing); a deeper one takes the wire, whose receive runs later
+ * in softirq.  The module parameter force_wire sends everything over the
+ * wire.
  */
 #include <linux/debugfs.h>
 #include <linux/inet.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
@@ -37,6 +56,15 @@
 
 #include "vhca.h"
 #include "vhca_pkt.h"
+
+static bool force_wire;
+module_param(force_wire, bool, 0644);
+MODULE_PARM_DESC(force_wire,
+		 "Send to vhca ports of the same network namespace through the IP stack too, instead of delivering in the kernel (default: N)");
+
+/* Local deliveries nested on one CPU at most. */
+#define VHCA_NET_LOCAL_DEPTH	4
+static DEFINE_PER_CPU(unsigned int, vhca_net_local_depth);
 
 /* The shortest RoCEv2 packet: a BTH and the ICRC. */
 #define VHCA_NET_MIN_LEN	(sizeof(struct vhca_bth) + VHCA_PKT_ICRC_SIZE)
@@ -91,6 +119,29 @@ static struct vhca_dev *vhca_net_find_dev(struct vhca_net *vnet,
 	return NULL;
 }
 
+enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
+					union ib_gid *sgid, union ib_gid *dgid)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ipv6_addr_set_v4mapped(iph->saddr, (struct in6_addr *)sgid->raw);
+		ipv6_addr_set_v4mapped(iph->daddr, (struct in6_addr *)dgid->raw);
+		return RDMA_NETWORK_IPV4;
+	}
+	memcpy(sgid->raw, &ipv6_hdr(skb)->saddr, sizeof(*sgid));
+	memcpy(dgid->raw, &ipv6_hdr(skb)->daddr, sizeof(*dgid));
+	return RDMA_NETWORK_IPV6;
+}
+
+/* A packet for vdev, skb->data at the BTH, to its engine; BHs off, RCU. */
+static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb)
+{
+	atomic64_inc(&vdev->counters[VHCA_CNT_RX_PACKETS]);
+	atomic64_add(skb->len, &vdev->counters[VHCA_CNT_RX_BYTES]);
+	vhca_engine_rx(vdev, skb);
+}
+
 /*
  * encap_rcv of the socket, in softirq under RCU: skb->data is at the UDP
  * header, whose length the UDP layer has checked and trimmed skb to.
@@ -99,26 +150,23 @@ static struct vhca_dev *vhca_net_find_dev(struct vhca_net *vnet,
 static int vhca_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct vhca_net *vnet = rcu_dereference_sk_user_data(sk);
+	union ib_gid sgid, dgid;
 	struct vhca_dev *vdev;
-	union ib_gid dgid;
 
 	/* NULL once the socket is being released. */
 	if (!vnet || skb->len < sizeof(struct udphdr) + VHCA_NET_MIN_LEN)
 		goto drop;
-	if (skb->protocol == htons(ETH_P_IP))
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
-				       (struct in6_addr *)dgid.raw);
-	else
-		memcpy(dgid.raw, &ipv6_hdr(skb)->daddr, sizeof(dgid));
+	/* skb->data at the BTH, skb->len bytes through the ICRC. */
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (skb_linearize(skb) ||
+	    vhca_pkt_icrc_check(skb_network_header(skb),
+				skb_transport_header(skb), skb->data, skb->len))
+		goto drop;
+	vhca_net_rx_gids(skb, &sgid, &dgid);
 	vdev = vhca_net_find_dev(vnet, &dgid);
 	if (!vdev)
 		goto drop;
-
-	/* skb->data at the BTH, skb->len bytes through the ICRC. */
-	__skb_pull(skb, sizeof(struct udphdr));
-	atomic64_inc(&vdev->counters[VHCA_CNT_RX_PACKETS]);
-	atomic64_add(skb->len, &vdev->counters[VHCA_CNT_RX_BYTES]);
-	vhca_engine_rx(vdev, skb);
+	vhca_net_rx(vdev, skb);
 	ib_device_put(&vdev->ibdev);
 	return 0;
 
@@ -311,55 +359,85 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
 	return skb;
 }
 
-static int vhca_net_push_ip4(struct sk_buff *skb, struct net *net, int oif,
-			     const struct in6_addr *saddr,
-			     const struct in6_addr *daddr, u8 tos, u8 ttl)
+/*
+ * Put the UDP and IP headers in front of skb (BTH through ICRC) as they go
+ * out, but for the IPv4 header checksum, which IP output sets.
+ */
+static void vhca_net_push_hdrs(struct sk_buff *skb, struct net *net,
+			       const struct ib_global_route *grh, u16 sport,
+			       bool ip4)
 {
+	const struct in6_addr *saddr =
+		(const struct in6_addr *)grh->sgid_attr->gid.raw;
+	const struct in6_addr *daddr = (const struct in6_addr *)grh->dgid.raw;
+	struct ipv6hdr *ip6h;
+	struct udphdr *uh;
+	struct iphdr *iph;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(VHCA_ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	if (ip4) {
+		iph = skb_push(skb, sizeof(*iph));
+		skb_reset_network_header(skb);
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = grh->traffic_class;
+		iph->tot_len = htons(skb->len);
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = grh->hop_limit;
+		iph->protocol = IPPROTO_UDP;
+		iph->check = 0;
+		iph->saddr = saddr->s6_addr32[3];
+		iph->daddr = daddr->s6_addr32[3];
+		__ip_select_ident(net, iph, 1);
+		skb->protocol = htons(ETH_P_IP);
+	} else {
+		ip6h = skb_push(skb, sizeof(*ip6h));
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6h, grh->traffic_class, 0);
+		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->hop_limit = grh->hop_limit;
+		ip6h->saddr = *saddr;
+		ip6h->daddr = *daddr;
+		skb->protocol = htons(ETH_P_IPV6);
+	}
+}
+
+static int vhca_net_route4(struct sk_buff *skb, struct net *net, int oif)
+{
+	const struct iphdr *iph = ip_hdr(skb);
 	struct flowi4 fl4 = {
 		.flowi4_oif = oif,
 		.flowi4_proto = IPPROTO_UDP,
-		.saddr = saddr->s6_addr32[3],
-		.daddr = daddr->s6_addr32[3],
+		.saddr = iph->saddr,
+		.daddr = iph->daddr,
 	};
 	struct rtable *rt;
-	struct iphdr *iph;
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	skb_dst_set(skb, &rt->dst);
-
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	iph = skb_push(skb, sizeof(*iph));
-	skb_reset_network_header(skb);
-	iph->version = 4;
-	iph->ihl = sizeof(*iph) / 4;
-	iph->tos = tos;
-	iph->tot_len = htons(skb->len);
-	iph->frag_off = htons(IP_DF);
-	iph->ttl = ttl;
-	iph->protocol = IPPROTO_UDP;
-	iph->check = 0;		/* IP output sets it */
-	iph->saddr = fl4.saddr;
-	iph->daddr = fl4.daddr;
-	__ip_select_ident(net, iph, 1);
-	skb->protocol = htons(ETH_P_IP);
 	return 0;
 }
 
-static int vhca_net_push_ip6(struct sk_buff *skb, struct sock *sk, int oif,
-			     const struct in6_addr *saddr,
-			     const struct in6_addr *daddr, u8 tclass,
-			     u8 hop_limit)
+static int vhca_net_route6(struct sk_buff *skb, struct sock *sk, int oif)
 {
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	struct flowi6 fl6 = {
 		.flowi6_oif = oif,
 		.flowi6_proto = IPPROTO_UDP,
-		.saddr = *saddr,
-		.daddr = *daddr,
+		.saddr = ip6h->saddr,
+		.daddr = ip6h->daddr,
 	};
 	struct dst_entry *dst;
-	struct ipv6hdr *ip6h;
 	int err;
 
 	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
@@ -371,18 +449,48 @@ static int vhca_net_push_ip6(struct sk_buff *skb, struct sock *sk, int oif,
 		return err;
 	}
 	skb_dst_set(skb, dst);
-
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	ip6h = skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, tclass, 0);
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = hop_limit;
-	ip6h->saddr = *saddr;
-	ip6h->daddr = *daddr;
-	skb->protocol = htons(ETH_P_IPV6);
 	return 0;
+}
+
+/*
+ * Deliver skb (headers pushed, len bytes BTH through ICRC) to the device
+ * of vdev's namespace owning dgid, if there is one and this CPU is not
+ * nested too deeply: true if so (skb consumed), false if skb is to take
+ * the wire.  See the top comment.
+ */
+static bool vhca_net_local(struct vhca_dev *vdev, const union ib_gid *dgid,
+			   struct sk_buff *skb, unsigned int len)
+{
+	struct vhca_dev *dst;
+	bool done = false;
+
+	/* Holds dst's registration: its removal waits for the put below. */
+	dst = vhca_net_find_dev(vdev->net.vnet, dgid);
+	if (!dst)
+		return false;
+	local_bh_disable();
+	if (__this_cpu_read(vhca_net_local_depth) < VHCA_NET_LOCAL_DEPTH) {
+		__this_cpu_inc(vhca_net_local_depth);
+		atomic64_inc(&vdev->counters[VHCA_CNT_TX_PACKETS]);
+		atomic64_add(len, &vdev->counters[VHCA_CNT_TX_BYTES]);
+		atomic64_inc(&vdev->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
+		atomic64_inc(&dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+		/* What IP output would do: the header arrives as sent. */
+		if (skb->protocol == htons(ETH_P_IP))
+			ip_send_check(ip_hdr(skb));
+		__skb_pull(skb, skb_transport_offset(skb) +
+				sizeof(struct udphdr));
+		/* QPs are freed after a grace period (vhca_engine_qp_fini). */
+		rcu_read_lock();
+		vhca_net_rx(dst, skb);
+		rcu_read_unlock();
+		__this_cpu_dec(vhca_net_local_depth);
+		done = true;
+	}
+	local_bh_enable();
+	ib_device_put(&dst->ibdev);
+	return done;
 }
 
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
@@ -394,7 +502,6 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 	struct sock *sk = vdev->net.vnet->sock->sk;
 	struct net_device *ndev;
 	bool ip4 = ipv6_addr_v4mapped(saddr);
-	struct udphdr *uh;
 	unsigned int len;
 	int oif, err;
 
@@ -422,25 +529,21 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 
 	skb_put_zero(skb, VHCA_PKT_ICRC_SIZE);
 	len = skb->len;
-	uh = skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh->source = htons(sport);
-	uh->dest = htons(VHCA_ROCE_UDP_PORT);
-	uh->len = htons(skb->len);
-	uh->check = 0;
+	vhca_net_push_hdrs(skb, sock_net(sk), grh, sport, ip4);
+	if (!READ_ONCE(force_wire) && vhca_net_local(vdev, &grh->dgid, skb, len))
+		return 0;
 
 	if (ip4)
-		err = vhca_net_push_ip4(skb, sock_net(sk), oif, saddr, daddr,
-					grh->traffic_class, grh->hop_limit);
+		err = vhca_net_route4(skb, sock_net(sk), oif);
 	else
-		err = vhca_net_push_ip6(skb, sk, oif, saddr, daddr,
-					grh->traffic_class, grh->hop_limit);
+		err = vhca_net_route6(skb, sk, oif);
 	if (err) {
 		ibdev_dbg(&vdev->ibdev, "xmit: no route from %pI6 to %pI6: %d\n",
 			  saddr, daddr, err);
 		goto err_free;
 	}
-	err = vhca_pkt_icrc_set(skb_network_header(skb), uh, uh + 1, len);
+	err = vhca_pkt_icrc_set(skb_network_header(skb), udp_hdr(skb),
+				udp_hdr(skb) + 1, len);
 	if (err)
 		goto err_free;
 

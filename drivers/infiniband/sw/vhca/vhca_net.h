@@ -48,9 +48,22 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  * grh's traffic class and hop limit, UDP source port sport: appends the
  * ICRC, routes in the device's namespace and passes it to IP output.
  * Counts tx_packets/tx_bytes (BTH through ICRC) when IP accepts it.
- * Always consumes skb.  Any context.
+ * When grh->dgid belongs to a vhca device of the same namespace (unless
+ * the module parameter force_wire is set), delivers it there at once
+ * instead, through the same headers and the receiver's vhca_engine_rx(),
+ * without the ICRC; counts local_tx_packets too (the receiver counts
+ * local_rx_packets).  Always consumes skb.  Any context, but no lock the
+ * receive path takes (those of any QP) may be held.
  */
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		  u16 sport, struct sk_buff *skb);
+
+/*
+ * For vhca_engine_rx(): the RoCE v2 GIDs of a received packet (IPv4-mapped
+ * for IPv4) from its IP header, and its network type, RDMA_NETWORK_IPV4 or
+ * RDMA_NETWORK_IPV6.  The UDP header is at skb_transport_header().
+ */
+enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
+					union ib_gid *sgid, union ib_gid *dgid);
 
 #endif /* VHCA_NET_H */

@@ -1,0 +1,210 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: local delivery.  Two vhca ports in one namespace exchange their
+# packets inside the kernel: the local_tx_packets/local_rx_packets counters
+# grow with tx_packets, and the UDP socket and the interfaces see nothing of
+# them.  With the module parameter force_wire the same runs take the IP
+# stack, and across two namespaces the wire is taken regardless.  Then
+# device removal and rmmod while packets are being delivered locally.
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+PROG=$VHCA_TOP/build/tests/vhca_rdma
+T=/tmp/local-test
+mkdir -p $T
+FW=/sys/module/vhca/parameters/force_wire
+
+# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 300 s; their
+# output goes to $T/NAME.srv and .cli (NAME without blanks).
+pair() {
+	_n=$1
+	timeout 300 sh -c "$2" >$T/$_n.srv 2>&1 &
+	_p=$!
+	wait_for 30 listening 18515 $PORT
+	timeout 300 sh -c "$3" >$T/$_n.cli 2>&1
+	_c=$?
+	wait $_p
+	_s=$?
+	tail -n 2 $T/$_n.srv $T/$_n.cli
+	[ $_c = 0 ] && [ $_s = 0 ]
+}
+
+# counter PREFIX DEV NAME: a counter of port 1 of DEV.
+counter() {
+	$1 rdma statistic show link "$2/1" | sed -n "s/.* $3 \([0-9]*\).*/\1/p"
+}
+
+# total NAME: the counter of vhca0 plus vhca1's (under $PEER).
+total() {
+	echo $(($(counter "" vhca0 "$1") + $(counter "$PEER" vhca1 "$1")))
+}
+
+# udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6).
+udp_in() {
+	_a=$($1 cat /proc/net/snmp | awk '/^Udp: [0-9]/ { print $2 }')
+	_b=$($1 cat /proc/net/snmp6 | awk '$1 == "Udp6InDatagrams" { print $2 }')
+	echo $((_a + ${_b:-0}))
+}
+
+# if_tx [PREFIX]: packets sent by all interfaces of a namespace.
+if_tx() {
+	$1 sh -c 'cat /sys/class/net/*/statistics/tx_packets' |
+		awk '{ n += $1 } END { print n }'
+}
+
+# both FUNCTION: its value here plus in the peer namespace, if in use.
+both() {
+	if [ -n "$PEER" ]; then
+		echo $(($($1) + $($1 "$PEER")))
+	else
+		$1
+	fi
+}
+
+# snap: the counters measure compares against.
+snap() {
+	L0=$(total local_tx_packets) R0=$(total local_rx_packets)
+	P0=$(total tx_packets) U0=$(both udp_in) I0=$(both if_tx)
+}
+
+# measure NAME: the growth since snap, printed; sets L R P U I.
+measure() {
+	L=$(($(total local_tx_packets) - L0)) R=$(($(total local_rx_packets) - R0))
+	P=$(($(total tx_packets) - P0)) U=$(($(both udp_in) - U0))
+	I=$(($(both if_tx) - I0))
+	echo "$1: tx_packets $P, local_tx_packets $L, local_rx_packets $R, UDP datagrams received $U, interface packets sent $I"
+}
+
+# is_local NAME: what the last run sent was all delivered in the kernel.
+is_local() {
+	measure "$1"
+	check "$1: packets were sent ($P)" test "$P" -gt 100
+	check "$1: all of them delivered locally ($L of $P)" test "$L" = "$P"
+	check "$1: ... and received as such ($R)" test "$R" = "$P"
+	check "$1: the UDP socket saw none of them ($U datagrams)" test "$U" -lt 10
+	check "$1: the interfaces barely moved ($I packets for $P)" test "$((I * 10))" -lt "$P"
+}
+
+# is_wire NAME: what the last run sent all took the IP stack.
+is_wire() {
+	measure "$1"
+	check "$1: packets were sent ($P)" test "$P" -gt 100
+	check "$1: none delivered locally ($L, $R)" test "$L" = 0 -a "$R" = 0
+	check "$1: the UDP sockets received them ($U datagrams for $P)" test "$U" -ge "$P"
+	check "$1: the interfaces carried them ($I packets for $P)" test "$I" -ge "$P"
+}
+
+# runs MODE LABEL PREFIX ITERS: ibv_rc_pingpong (default, and 64 KiB x
+# ITERS) and vhca_rdma between vhca0 and vhca1 (the client under PREFIX),
+# each checked with is_MODE.
+runs() {
+	F=$(echo "$2" | tr -c 'a-z0-9\n' '-')
+	for args in "" "-s 65536 -n $4"; do
+		_n="pp$(echo "$args" | tr -d ' -')-$F"
+		snap
+		check "ibv_rc_pingpong $args ($2)" pair "$_n" \
+			"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
+			"$3 ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+		is_$1 "ibv_rc_pingpong $args ($2)"
+	done
+	snap
+	check "vhca_rdma ($2)" pair "rdma-$F" \
+		"$PROG server vhca0 $G0 $PORT" \
+		"$3 $PROG client vhca1 $G1 10.0.0.1 $PORT"
+	relay "vhca_rdma ($2) client" $T/rdma-$F.cli
+	relay "vhca_rdma ($2) server" $T/rdma-$F.srv
+	is_$1 "vhca_rdma ($2)"
+	PORT=$((PORT + 1))
+}
+
+# bw LABEL PREFIX: ib_write_bw 64 KiB x 500, its bandwidth printed.
+bw() {
+	check "ib_write_bw 64 KiB ($1)" pair "bw-$1" \
+		"ib_write_bw -F -d vhca0 -x $G0 -s 65536 -n 500" \
+		"$2 ib_write_bw -F -d vhca1 -x $G1 -s 65536 -n 500 10.0.0.1"
+	echo "ib_write_bw 64 KiB ($1): $(awk '$1 == 65536 { print $4 " MB/s" }' $T/bw-$1.cli)"
+}
+
+PEER=
+PORT=18600
+check "insmod vhca.ko" load_vhca
+check "force_wire is off by default" test "$(cat $FW)" = N
+
+# ---- two ports in one namespace: delivered in the kernel
+local_pair
+check "rdma link add vhca0, vhca1" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+port_gids
+runs local "one namespace" "" 500
+snap
+check "ibv_rc_pingpong on one port (vhca0 to itself)" pair pp-self \
+	"ibv_rc_pingpong -d vhca0 -g $G0" \
+	"ibv_rc_pingpong -d vhca0 -g $G0 10.0.0.1"
+is_local "ibv_rc_pingpong on one port"
+bw local ""
+rdma statistic show link vhca0/1
+rdma statistic show link vhca1/1
+
+# ---- the same with force_wire: through the IP stack and the socket
+check "echo 1 > force_wire" sh -c "echo 1 >$FW"
+# The wire between two ports of one namespace is lo, where the debug kernel
+# retransmits a lot: fewer 64 KiB messages there.
+runs wire "one namespace, force_wire" "" 100
+bw force_wire ""
+check "echo 0 > force_wire" sh -c "echo 0 >$FW"
+
+# ---- removal while packets are being delivered locally
+# local_grown: local deliveries since snap are in the thousands.
+local_grown() {
+	test $(($(total local_tx_packets) - L0)) -gt 2000
+}
+
+snap
+timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
+S1=$!
+wait_for 30 listening 18515
+timeout 120 ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
+C1=$!
+check "ib_write_bw -D 30 is delivering locally" wait_for 60 local_grown
+check "rdma link delete vhca1 under local traffic" rdma link delete vhca1
+wait $C1
+check "the client on the deleted device ends" test $? -ne 124
+wait $S1
+check "its peer ends too" test $? -ne 124
+cat $T/del.srv $T/del.cli
+check "rdma link delete vhca0" rdma link delete vhca0
+ip link del veth0
+
+# ---- two namespaces: the wire regardless
+peer_host
+PEER="ip netns exec peer"
+check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+port_gids
+runs wire "two namespaces" "ip netns exec peer" 100
+rdma statistic show link vhca0/1
+ip netns exec peer rdma statistic show link vhca1/1
+check "rdma link delete vhca0, vhca1" sh -c \
+	'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
+ip netns del peer
+PEER=
+
+# ---- rmmod while a pingpong on one port is being delivered locally
+local_pair
+check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
+wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
+G0=$(gid_index vhca0 10.0.0.1)
+timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
+S2=$!
+wait_for 30 listening 18515
+timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
+C2=$!
+sleep 5
+check "rmmod vhca with ibv_rc_pingpong -e running on one port" rmmod vhca
+wait $S2
+check "the pingpong server ends" test $? -ne 124
+wait $C2
+check "the pingpong client ends" test $? -ne 124
+check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+ip link del veth0
+finish
