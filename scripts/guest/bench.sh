@@ -63,7 +63,7 @@ pt_column() {
 run_pt() {
 	timeout 120 $7 -F -p $PORT -d "$2" -x "$3" $8 >$1.srv 2>&1 &
 	_p=$!
-	wait_for 20 tcp_listening $PORT
+	wait_for 20 listening $PORT
 	timeout 120 $4 $7 -F -p $PORT -d "$5" -x "$6" $8 10.0.0.1 >$1.cli 2>&1
 	_c=$?
 	wait $_p

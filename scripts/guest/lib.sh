@@ -44,10 +44,15 @@ wait_for() {
 	return 1
 }
 
-# listening PORT...: a TCP socket of this namespace listens on one of them.
+# listening PORT...: a TCP socket listens on one of them, here or in the
+# namespace peer.
 listening() {
 	for _lp_p; do
-		ss -Hltn "sport = :$_lp_p" | grep -q . && return 0
+		{
+			ss -Hltn "sport = :$_lp_p"
+			[ -e /run/netns/peer ] &&
+				ip netns exec peer ss -Hltn "sport = :$_lp_p"
+		} | grep -q . && return 0
 	done
 	return 1
 }
@@ -135,15 +140,6 @@ counter() {
 		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
 }
 
-# tcp_listening PORT: a TCP socket listens on PORT here or in the namespace
-# peer.
-tcp_listening() {
-	{
-		ss -Hltn "sport = :$1"
-		[ -e /run/netns/peer ] && ip netns exec peer ss -Hltn "sport = :$1"
-	} | grep -q .
-}
-
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
 # seconds (120 unless set); their output goes to $T/NAME.srv and
 # $T/NAME.cli, whose ends are shown (more of them on failure) with the time
@@ -157,7 +153,7 @@ pair() {
 	timeout "${PAIR_TMO:-120}" sh -c "$2" >$T/$_pn.srv 2>&1 &
 	_pp=$!
 	case "$2" in
-	*pingpong* | *ib_*) wait_for 60 tcp_listening 18515 ;;
+	*pingpong* | *ib_*) wait_for 60 listening 18515 ;;
 	*) sleep 1 ;;
 	esac
 	_try=1

@@ -14,20 +14,7 @@ T=/tmp/local-test
 mkdir -p $T
 FW=/sys/module/vhca/parameters/force_wire
 
-# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 300 s; their
-# output goes to $T/NAME.srv and .cli (NAME without blanks).
-pair() {
-	_n=$1
-	timeout 300 sh -c "$2" >$T/$_n.srv 2>&1 &
-	_p=$!
-	wait_for 30 listening 18515 $PORT
-	timeout 300 sh -c "$3" >$T/$_n.cli 2>&1
-	_c=$?
-	wait $_p
-	_s=$?
-	tail -n 2 $T/$_n.srv $T/$_n.cli
-	[ $_c = 0 ] && [ $_s = 0 ]
-}
+PAIR_TMO=300
 
 # counter PREFIX DEV NAME: a counter of port 1 of DEV.
 counter() {
