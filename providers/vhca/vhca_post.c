@@ -49,10 +49,13 @@ static void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
 
 /*
  * Status flags of a QP as seen after everything this thread posted.  The
- * full fence orders the head stores before the flag load; the device
- * orders its flag store before its head loads the same way (smp_mb), so
- * either the device sees the new head or the provider sees the flag and
- * kicks: no wakeup is lost.  A compiler barrier is not enough.
+ * head was published with a release store (the WQE is written before the
+ * head); the full fence here orders that store before the flag load (a
+ * store followed by a load to another location may be reordered on x86:
+ * the store buffer), and the device orders its flag store before its head
+ * load the same way (smp_mb), so either the device sees the new head or
+ * the provider sees the flag and kicks: no wakeup is lost.  A compiler
+ * barrier (udma_to_device_barrier() on x86) is not enough.
  */
 static uint32_t vhca_qp_flags(const struct vhca_qp *qp)
 {
@@ -62,17 +65,15 @@ static uint32_t vhca_qp_flags(const struct vhca_qp *qp)
 
 /*
  * Whether a post_send must enter the kernel.  The one place deciding it:
- * once the engine polls send queues, only VHCA_STATUS_NEEDS_WAKEUP (and
- * VHCA_STATUS_QP_ERROR, whose flushes happen on a kick) will; until then
- * every post_send kicks.
+ * only when the engine stopped watching the doorbell
+ * (VHCA_STATUS_NEEDS_WAKEUP; it keeps watching while sends are in flight
+ * and for the module's poll_budget after) or the QP is in the error state
+ * (VHCA_STATUS_QP_ERROR: the flushes happen on a kick).
  */
 static bool vhca_kick_needed(const struct vhca_qp *qp)
 {
-	uint32_t flags = vhca_qp_flags(qp);
-	const bool engine_polls = false;
-
-	return !engine_polls ||
-	       (flags & (VHCA_STATUS_NEEDS_WAKEUP | VHCA_STATUS_QP_ERROR));
+	return vhca_qp_flags(qp) &
+	       (VHCA_STATUS_NEEDS_WAKEUP | VHCA_STATUS_QP_ERROR);
 }
 
 /* The kick: a post_send system call with no work requests. */
