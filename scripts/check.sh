@@ -183,7 +183,7 @@ fi
 
 # ---- 3. integration in the VM: stock kernel, then the debug kernel
 GUESTS="scripts/guest/link.sh scripts/guest/device.sh scripts/guest/objects.sh scripts/guest/net.sh
-	scripts/guest/rc.sh scripts/guest/rdma.sh"
+	scripts/guest/rc.sh scripts/guest/rdma.sh scripts/guest/doorbell.sh"
 for g in $GUESTS; do
 	guest stock "$g"
 done
