@@ -21,8 +21,10 @@ counter() {
 	rdma statistic show link "$1/1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p"
 }
 
+# listening: a TCP socket listens on port 18515 (not ss, whose diag
+# modules loading in the guest can crash TCG's text patching).
 listening() {
-	ss -ltn | grep -q ':18515 '
+	grep -q ':4853 [0-9A-F]*:0000 0A' /proc/net/tcp /proc/net/tcp6
 }
 
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 300 s.  The

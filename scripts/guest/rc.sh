@@ -12,17 +12,24 @@ no_vhca_left() {
 	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
 }
 
-# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s.
+# listening: a TCP socket listens on port 18515 (not ss, whose diag
+# modules loading in the guest can crash TCG's text patching).
+listening() {
+	grep -q ':4853 [0-9A-F]*:0000 0A' /proc/net/tcp /proc/net/tcp6
+}
+
+# pair NAME SERVER_CMD CLIENT_CMD: both must succeed within 120 s.  The
+# client starts once the server listens (a loaded VM may take seconds).
 pair() {
-	_n=$1
-	timeout 120 sh -c "$2" >$T/$_n.srv 2>&1 &
+	_pn=$1
+	timeout 120 sh -c "$2" >$T/$_pn.srv 2>&1 &
 	_p=$!
-	sleep 1
-	timeout 120 sh -c "$3" >$T/$_n.cli 2>&1
+	wait_for 30 listening
+	timeout 120 sh -c "$3" >$T/$_pn.cli 2>&1
 	_c=$?
 	wait $_p
 	_s=$?
-	tail -n 2 $T/$_n.srv $T/$_n.cli
+	tail -n 2 $T/$_pn.srv $T/$_pn.cli
 	[ $_c = 0 ] && [ $_s = 0 ]
 }
 
