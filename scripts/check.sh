@@ -185,8 +185,8 @@ fi
 
 # ---- 3. integration in the VM: stock kernel, then the debug kernel
 GUESTS="scripts/guest/link.sh scripts/guest/device.sh scripts/guest/objects.sh scripts/guest/net.sh
-	scripts/guest/rc.sh scripts/guest/rdma.sh scripts/guest/local.sh scripts/guest/cm.sh
-	scripts/guest/interop.sh"
+	scripts/guest/rc.sh scripts/guest/rdma.sh scripts/guest/doorbell.sh scripts/guest/local.sh
+	scripts/guest/cm.sh scripts/guest/interop.sh"
 for g in $GUESTS; do
 	guest stock "$g"
 done

@@ -13,8 +13,25 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "vhca.h"
+
+/*
+ * A post to an empty send queue kicks when the previous post is at least
+ * this old: a lone request (ping-pong) then runs at once in the system
+ * call instead of waiting for the end of the engine's idle poll window,
+ * while back-to-back posts of a stream leave the kicking to the window.
+ */
+#define VHCA_LONE_POST_NS	10000
+
+static uint64_t vhca_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
 
 void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index)
 {
@@ -49,10 +66,13 @@ void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
 
 /*
  * Status flags of a QP as seen after everything this thread posted.  The
- * full fence orders the head stores before the flag load; the device
- * orders its flag store before its head loads the same way (smp_mb), so
- * either the device sees the new head or the provider sees the flag and
- * kicks: no wakeup is lost.  A compiler barrier is not enough.
+ * head was published with a release store (the WQE is written before the
+ * head); the full fence here orders that store before the flag load (a
+ * store followed by a load to another location may be reordered on x86:
+ * the store buffer), and the device orders its flag store before its head
+ * load the same way (smp_mb), so either the device sees the new head or
+ * the provider sees the flag and kicks: no wakeup is lost.  A compiler
+ * barrier (udma_to_device_barrier() on x86) is not enough.
  */
 static uint32_t vhca_qp_flags(const struct vhca_qp *qp)
 {
@@ -62,17 +82,15 @@ static uint32_t vhca_qp_flags(const struct vhca_qp *qp)
 
 /*
  * Whether a post_send must enter the kernel.  The one place deciding it:
- * once the engine polls send queues, only VHCA_STATUS_NEEDS_WAKEUP (and
- * VHCA_STATUS_QP_ERROR, whose flushes happen on a kick) will; until then
- * every post_send kicks.
+ * only when the engine stopped watching the doorbell
+ * (VHCA_STATUS_NEEDS_WAKEUP; it keeps watching while sends are in flight
+ * and for the module's poll_budget after) or the QP is in the error state
+ * (VHCA_STATUS_QP_ERROR: the flushes happen on a kick).
  */
 static bool vhca_kick_needed(const struct vhca_qp *qp)
 {
-	uint32_t flags = vhca_qp_flags(qp);
-	const bool engine_polls = false;
-
-	return !engine_polls ||
-	       (flags & (VHCA_STATUS_NEEDS_WAKEUP | VHCA_STATUS_QP_ERROR));
+	return vhca_qp_flags(qp) &
+	       (VHCA_STATUS_NEEDS_WAKEUP | VHCA_STATUS_QP_ERROR);
 }
 
 /* The kick: a post_send system call with no work requests. */
@@ -289,12 +307,19 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct vhca_qp *qp = to_vqp(ibqp);
 	unsigned int posted = 0;
 	int err = 0, kick_err;
+	uint64_t now;
+	bool lone;
 
 	if (!qp->sq.buf || ibqp->state < IBV_QPS_RTS) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->sq.lock);
+	/* A lone request: see VHCA_LONE_POST_NS. */
+	now = vhca_now_ns();
+	lone = __atomic_load_n(qp->sq.st_tail, __ATOMIC_ACQUIRE) ==
+	       qp->sq.head && now - qp->sq.last_post_ns >= VHCA_LONE_POST_NS;
+	qp->sq.last_post_ns = now;
 	for (; wr; wr = wr->next, posted++) {
 		err = vhca_post_one_send(qp, wr);
 		if (err) {
@@ -306,7 +331,7 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		vhca_wq_publish(&qp->sq);
 	pthread_spin_unlock(&qp->sq.lock);
 
-	if (posted && vhca_kick_needed(qp)) {
+	if (posted && (lone || vhca_kick_needed(qp))) {
 		kick_err = vhca_kick(qp);
 		if (!err && kick_err) {
 			*bad_wr = NULL;

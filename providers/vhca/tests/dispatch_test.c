@@ -528,6 +528,8 @@ static int fake_modify_qp(const void *req)
 		return 0;
 	st = &fk.stk[qp->db_index];
 	qp->state = m->qp_state;
+	/* As the kernel: the engine is idle after a state change. */
+	st->flags |= VHCA_STATUS_NEEDS_WAKEUP;
 	if (qp->state == IBV_QPS_ERR)
 		st->flags |= VHCA_STATUS_QP_ERROR;
 	else
@@ -1586,6 +1588,7 @@ static const struct vhca_send_wqe *sq_slot(const struct fake_qp *qp,
 static void test_post_send(struct objs *o)
 {
 	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
+	struct vhca_status_rec *st = &fk.stk[o->fqp->db_index];
 	struct ibv_sge sge[4] = {
 		{ 0x1000, 11, 0x21 }, { 0x2000, 22, 0x22 },
 		{ 0x3000, 33, 0x23 }, { 0x4000, 44, 0x24 },
@@ -1596,7 +1599,7 @@ static void test_post_send(struct objs *o)
 	};
 	struct ibv_send_wr wr[4], *bad = NULL, bogus;
 	const struct vhca_send_wqe *w;
-	unsigned int kicks;
+	unsigned int kicks, calls;
 	uint32_t i;
 	int ret;
 
@@ -1673,9 +1676,29 @@ static void test_post_send(struct objs *o)
 	check(fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks + 1 &&
 	      fk.post_send.qp_handle == o->qp->handle &&
 	      fk.post_send.wr_count == 0 && fk.post_send.sge_count == 0,
-	      "post_send: one kick, POST_SEND with no work requests",
-	      "%u kicks, wr_count %u", fk.cmds[IB_USER_VERBS_CMD_POST_SEND] -
-	      kicks, fk.post_send.wr_count);
+	      "post_send with NEEDS_WAKEUP: one kick, POST_SEND with no "
+	      "work requests", "%u kicks, wr_count %u",
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] - kicks,
+	      fk.post_send.wr_count);
+
+	/* The engine watches the doorbell: the head alone announces. */
+	st->flags &= ~VHCA_STATUS_NEEDS_WAKEUP;
+	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
+	calls = syscalls();
+	wr[3].next = NULL;
+	ret = ibv_post_send(o->qp, &wr[3], &bad);
+	check(!ret && db->head[0] == 5 && syscalls() == calls &&
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks,
+	      "post_send without NEEDS_WAKEUP: head published, no system call",
+	      "ret %d, head %u, %u system calls", ret, db->head[0],
+	      syscalls() - calls);
+	st->flags |= VHCA_STATUS_NEEDS_WAKEUP;
+	ret = ibv_post_send(o->qp, &wr[3], &bad);
+	check(!ret && db->head[0] == 6 &&
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks + 1,
+	      "post_send with NEEDS_WAKEUP set again: one kick",
+	      "ret %d, %u kicks", ret,
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] - kicks);
 
 	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
 	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
@@ -1700,7 +1723,7 @@ static void test_post_send(struct objs *o)
 	ret = ibv_post_send(o->qp, wr, &bad);
 	check(ret == EINVAL && bad == wr,
 	      "post_send: unsupported send flag EINVAL", "ret %d", ret);
-	check(db->head[0] == 4 &&
+	check(db->head[0] == 6 &&
 	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks,
 	      "post_send: refused WRs leave head alone and do not kick",
 	      "head %u, %u kicks", db->head[0],

@@ -130,6 +130,11 @@ static void vhca_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 		__skb_queue_tail(list, skb);
 }
 
+static unsigned int poll_budget = 20;
+module_param(poll_budget, uint, 0644);
+MODULE_PARM_DESC(poll_budget,
+		 "Microseconds the engine keeps watching an idle send doorbell before it asks for a system call (0: every post_send makes one; default 20)");
+
 void vhca_engine_kick(struct vhca_qp *qp)
 {
 	if (!READ_ONCE(qp->dying))
@@ -375,27 +380,103 @@ static u32 vhca_req_reads_in_flight(struct vhca_qp *qp)
 	return n;
 }
 
-static void vhca_req_work(struct work_struct *work)
+/*
+ * Packets wait to be sent: WQEs past sq_next (new ones, or ones sent again
+ * after a rewind, or held back by the window).  Under sq_lock.
+ */
+static bool vhca_req_pending(struct vhca_qp *qp)
 {
-	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
-	u32 mtu, head, used, budget = VHCA_REQ_BUDGET;
-	struct sk_buff_head list;
+	u32 head = READ_ONCE(qp->recs.db->head[0]);
+
+	return head != qp->sq_next &&
+	       vhca_ring_used(&qp->sq, head, qp->sq_tail) != U32_MAX;
+}
+
+/* Set or clear VHCA_STATUS_NEEDS_WAKEUP; under sq_lock. */
+static void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set)
+{
+	u32 flags = READ_ONCE(qp->recs.st->flags);
+
+	if (set)
+		flags |= VHCA_STATUS_NEEDS_WAKEUP;
+	else
+		flags &= ~VHCA_STATUS_NEEDS_WAKEUP;
+	WRITE_ONCE(qp->recs.st->flags, flags);
+}
+
+/*
+ * The doorbell after a pass or an acknowledgment left nothing to send;
+ * under sq_lock.  While requests are in flight an ACK or the retransmit
+ * timer brings the next pass, so the doorbell is watched without a flag;
+ * once they all completed, for poll_budget us more (db_timer: a WQE posted
+ * in the window leaves when it ends, with the ones posted after it, so a
+ * streaming producer is served in batches without system calls); then the
+ * engine sets NEEDS_WAKEUP and reads the head once more: the provider
+ * stores its head before it reads the flag, the engine stores the flag
+ * before it reads the head, each with a full barrier between, so one of
+ * them sees the other's store and no WQE waits for nothing.  Returns true
+ * when WQEs came in the meantime: the caller runs a pass.
+ */
+static bool vhca_db_idle(struct vhca_qp *qp)
+{
+	unsigned int budget = READ_ONCE(poll_budget);
+	u32 head;
+
+	if (budget && vhca_req_busy(qp)) {
+		qp->db_state = VHCA_DB_AWAKE;
+		vhca_db_wakeup_flag(qp, false);
+		return false;
+	}
+	if (budget && qp->db_state == VHCA_DB_AWAKE) {
+		qp->db_state = VHCA_DB_GRACE;
+		hrtimer_start(&qp->db_timer,
+			      ns_to_ktime((u64)budget * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+		vhca_db_wakeup_flag(qp, false);
+		return false;
+	}
+	if (qp->db_state == VHCA_DB_GRACE)
+		return false;	/* db_timer ends the window */
+	qp->db_state = VHCA_DB_AWAKE;
+	vhca_db_wakeup_flag(qp, true);
+	/* Orders the flag store before the head load; see above. */
+	smp_mb();
+	head = READ_ONCE(qp->recs.db->head[0]);
+	if (head == qp->db_seen ||
+	    vhca_ring_used(&qp->sq, head, qp->sq_tail) == U32_MAX)
+		return false;
+	if (budget)
+		vhca_db_wakeup_flag(qp, false);
+	return true;
+}
+
+/*
+ * One requester pass: sends up to VHCA_REQ_BUDGET packets of the WQEs
+ * the doorbell shows, onto list.  Under sq_lock, in the RTS state.
+ * Returns true when the budget ran out with packets left to send; a WQE
+ * that fails the QP leaves its status in *failed.
+ */
+static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
+			  u8 *failed)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu, head, budget = VHCA_REQ_BUDGET;
 	struct vhca_swqe *w;
-	unsigned long flags;
-	u8 failed = IB_WC_SUCCESS;
-	bool more = false;
+	bool kicked = qp->db_kicked;
 	int status;
 
-	__skb_queue_head_init(&list);
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->state != IB_QPS_RTS || !qp->sq.count)
-		goto out;
 	mtu = vhca_qp_mtu(qp);
+	qp->db_kicked = false;
 	/* Pairs with the producer's release: WQEs before head are written. */
 	head = smp_load_acquire(&qp->recs.db->head[0]);
-	used = vhca_ring_used(&qp->sq, head, qp->sq_tail);
-	if (used == U32_MAX)
-		goto out;	/* a head no producer could write: ignored */
+	if (vhca_ring_used(&qp->sq, head, qp->sq_tail) == U32_MAX)
+		return false;	/* a head no producer could write: ignored */
+	if (head != qp->db_seen) {
+		/* New WQEs that no system call announced. */
+		if (!kicked)
+			atomic64_inc(&vdev->counters[VHCA_CNT_DB_RECORDS]);
+		qp->db_seen = head;
+	}
 
 	while (qp->sq_next != head && budget) {
 		w = &qp->swqe[qp->sq_next & (qp->sq.count - 1)];
@@ -404,7 +485,7 @@ static void vhca_req_work(struct work_struct *work)
 		if (w->wc_status != IB_WC_SUCCESS) {
 			/* It fails once everything before it completed. */
 			if (qp->sq_next == qp->sq_tail)
-				failed = w->wc_status;
+				*failed = w->wc_status;
 			break;
 		}
 		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->acked_psn) >=
@@ -417,10 +498,10 @@ static void vhca_req_work(struct work_struct *work)
 		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
 							  qp->attr.max_rd_atomic))
 			break;
-		status = vhca_req_packet(qp, w, qp->sq_pkt, &list);
+		status = vhca_req_packet(qp, w, qp->sq_pkt, list);
 		if (status) {
 			if (qp->sq_next == qp->sq_tail)
-				failed = status;
+				*failed = status;
 			w->wc_status = status;
 			break;
 		}
@@ -431,17 +512,91 @@ static void vhca_req_work(struct work_struct *work)
 			qp->sq_next++;
 		}
 	}
-	more = !budget && qp->sq_next != head;
 	/* The timeout counts from the last packet sent. */
 	if (budget != VHCA_REQ_BUDGET ||
 	    (vhca_req_busy(qp) && !timer_pending(&qp->rexmit_timer)))
 		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
-out:
+	return !budget && qp->sq_next != head;
+}
+
+/*
+ * Run the requester: one pass, its packets sent after the lock is
+ * dropped, then the doorbell's state.  Any context: the work item, the
+ * kick system call, db_timer (softirq).  Passes never overlap, so packets
+ * leave in PSN order: a caller that finds one under way leaves a note
+ * (req_again), on which that one queues the work item when it ends.
+ */
+static void vhca_req_run(struct vhca_qp *qp)
+{
+	struct sk_buff_head list;
+	u8 failed = IB_WC_SUCCESS;
+	unsigned long flags;
+	bool again = false;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	if (qp->req_running) {
+		qp->req_again = true;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	qp->req_running = true;
+	qp->req_again = false;
+	if (vhca_req_pass(qp, &list, &failed))
+		again = true;
+	else if (failed == IB_WC_SUCCESS)
+		again = vhca_db_idle(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
 	vhca_xmit_list(qp, &list);
 	if (failed != IB_WC_SUCCESS)
 		vhca_qp_fatal(qp, failed);
-	else if (more)
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->req_running = false;
+	again |= qp->req_again;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (again)
+		vhca_engine_kick(qp);
+}
+
+static void vhca_req_work(struct work_struct *work)
+{
+	vhca_req_run(container_of(work, struct vhca_qp, tx_work));
+}
+
+/* The poll window of an idle doorbell ended: a last look, then sleep. */
+static enum hrtimer_restart vhca_db_timer(struct hrtimer *t)
+{
+	struct vhca_qp *qp = container_of(t, struct vhca_qp, db_timer);
+	unsigned long flags;
+	bool run;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	run = qp->db_state == VHCA_DB_GRACE;
+	if (run)
+		qp->db_state = VHCA_DB_EXPIRED;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (run)
+		vhca_req_run(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The provider's kick: a post_send system call (process context) after
+ * it found NEEDS_WAKEUP set.  The requester runs in the system call, one
+ * pass, so a lone request leaves without waiting for a worker thread
+ * (which busy-polling processes may starve); the work item does the rest.
+ */
+void vhca_engine_doorbell(struct vhca_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		vhca_req_run(qp);
+	else
 		vhca_engine_kick(qp);
 }
 
@@ -652,6 +807,9 @@ done:
 		del_timer(&qp->rexmit_timer);
 	else
 		mod_timer(&qp->rexmit_timer, jiffies + vhca_qp_timeout(qp));
+	/* A pass only when there is something to send. */
+	if (kick && qp->state == IB_QPS_RTS && !vhca_req_pending(qp))
+		kick = vhca_db_idle(qp);
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (fatal != IB_WC_SUCCESS)
@@ -1001,6 +1159,8 @@ int vhca_engine_qp_init(struct vhca_qp *qp)
 	INIT_WORK(&qp->tx_work, qp->ibqp.qp_type == IB_QPT_RC ?
 		  vhca_req_work : vhca_ud_work);
 	timer_setup(&qp->rexmit_timer, vhca_rexmit_timer, 0);
+	hrtimer_init(&qp->db_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->db_timer.function = vhca_db_timer;
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
 		return 0;
 	qp->swqe = kvcalloc(qp->sq.count, sizeof(*qp->swqe), GFP_KERNEL);
@@ -1019,6 +1179,7 @@ void vhca_engine_qp_fini(struct vhca_qp *qp)
 	synchronize_net();
 	cancel_work_sync(&qp->tx_work);
 	timer_shutdown_sync(&qp->rexmit_timer);
+	hrtimer_cancel(&qp->db_timer);
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	vhca_rmsg_close(&qp->rmsg);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -1033,6 +1194,9 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 {
 	u32 i;
 
+	/* The requester is idle: the next post_send kicks. */
+	qp->db_state = VHCA_DB_AWAKE;
+	vhca_db_wakeup_flag(qp, true);
 	switch (qp->state) {
 	case IB_QPS_RTR:
 		qp->resp_psn = qp->attr.rq_psn;
@@ -1054,6 +1218,7 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 		vhca_rmsg_close(&qp->rmsg);
 		qp->sq_next = qp->sq_tail;
 		qp->sq_pkt = 0;
+		qp->db_seen = qp->sq_tail;
 		for (i = 0; qp->swqe && i < qp->sq.count; i++)
 			qp->swqe[i].fetched = false;
 		break;

@@ -476,7 +476,9 @@ static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 
 /*
  * Kernel QPs post here.  A user QP's post_send system call carries no work
- * requests: it is the provider's kick, after it wrote WQEs into the ring.
+ * requests: it is the provider's kick, after it wrote WQEs into the ring
+ * and found VHCA_STATUS_NEEDS_WAKEUP set; the requester runs at once, in
+ * the system call.
  */
 int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
@@ -494,10 +496,13 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			spin_lock(&qp->rq_lock);
 			vhca_flush_rq(qp);
 			spin_unlock(&qp->rq_lock);
-		} else {
-			vhca_engine_kick(qp);
+			goto out;
 		}
-		goto out;
+		qp->db_kicked = true;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		/* From uverbs, in process context: the engine runs here. */
+		vhca_engine_doorbell(qp);
+		return 0;
 	}
 	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
 		err = -EINVAL;
@@ -515,6 +520,7 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* The device reads the WQE only after this head. */
 		smp_store_release(&qp->recs.db->head[0], qp->sq_head);
 	}
+	qp->db_kicked = true;
 	if (qp->state == IB_QPS_ERR)
 		vhca_flush_sq(qp);
 	else

@@ -5,6 +5,7 @@
 #ifndef VHCA_QP_H
 #define VHCA_QP_H
 
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
 
@@ -25,6 +26,18 @@ struct vhca_swqe {
 	u32 last_psn;			/* ... (READ: its responses') */
 	u8 wc_status;			/* IB_WC_SUCCESS unless refused */
 	bool fetched;
+};
+
+/*
+ * Whether the engine watches a QP's send doorbell (the head the provider
+ * writes): while requests are in flight it does, and for poll_budget us
+ * after they all completed; then it sets VHCA_STATUS_NEEDS_WAKEUP and the
+ * provider's next post_send enters the kernel.
+ */
+enum vhca_db_state {
+	VHCA_DB_AWAKE,			/* busy, or asleep with the flag set */
+	VHCA_DB_GRACE,			/* idle, db_timer pending */
+	VHCA_DB_EXPIRED,		/* idle past the window: sleep now */
 };
 
 /* The responder's state of the message in progress. */
@@ -69,7 +82,13 @@ struct vhca_qp {
 	u8 retry_left;
 	u8 rnr_left;
 	bool dying;			/* destroy: no more work or timers */
+	bool req_running;		/* a requester pass is under way ... */
+	bool req_again;			/* ... and another was asked for */
+	bool db_kicked;			/* a post_send came since the last pass */
+	u8 db_state;			/* enum vhca_db_state */
+	u32 db_seen;			/* the SQ head the last pass read */
 	struct timer_list rexmit_timer;
+	struct hrtimer db_timer;	/* ends the doorbell's poll window */
 	struct work_struct tx_work;
 
 	/* Engine, responder side (under rq_lock). */
@@ -99,6 +118,7 @@ int vhca_engine_qp_init(struct vhca_qp *qp);
 void vhca_engine_qp_fini(struct vhca_qp *qp);
 void vhca_engine_qp_state(struct vhca_qp *qp);
 void vhca_engine_kick(struct vhca_qp *qp);
+void vhca_engine_doorbell(struct vhca_qp *qp);
 bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad);
 
 /* vhca_ud.c: the engine of UD and GSI QPs */

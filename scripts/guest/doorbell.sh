@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: send doorbells.  A post_send enters the kernel (a kick, counted in
+# doorbell_syscalls) only when the engine set NEEDS_WAKEUP: under streaming
+# load (ib_write_bw, ib_send_bw) far fewer kicks than sends, the engine
+# picking WQEs up from the doorbell record itself (doorbell_records); with
+# poll_budget=0 every post_send kicks.  post_recv and poll_cq never kick.
+# Also prints 2-byte latencies (ib_write_lat, ib_send_lat) both ways.
+. "$VHCA_TOP/scripts/guest/lib.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+T=/tmp/doorbell-test
+mkdir -p $T
+# Messages per run: 5000, of 64 KiB fewer on the debug kernel (~1 MB/s).
+BIG=5000
+[ "$VHCA_KERNEL" = debug ] && BIG=500
+BUDGET=/sys/module/vhca/parameters/poll_budget
+
+PAIR_TMO=300
+
+# stream TOOL SIZE COUNT: TOOL (vhca1, the client, sends COUNT messages of
+# SIZE bytes to vhca0); sets KICKS (both ports), SRV_KICKS (vhca0, which only
+# posts receives and polls) and RECS (doorbell records, both ports).
+stream() {
+	N=$3
+	_k0=$(counter vhca0 doorbell_syscalls) _k1=$(counter vhca1 doorbell_syscalls)
+	_r0=$(counter vhca0 doorbell_records) _r1=$(counter vhca1 doorbell_records)
+	check "$1 -s $2 -n $N (poll_budget $(cat $BUDGET 2>/dev/null))" \
+		pair "$1-$2" "$1 -F -d vhca0 -x $G0 -s $2 -n $N" \
+		"$1 -F -d vhca1 -x $G1 -s $2 -n $N 10.0.0.1"
+	grep -E "^ *$2 " $T/$1-$2.cli
+	SRV_KICKS=$(($(counter vhca0 doorbell_syscalls) - _k0))
+	KICKS=$((SRV_KICKS + $(counter vhca1 doorbell_syscalls) - _k1))
+	RECS=$(($(counter vhca0 doorbell_records) - _r0 +
+		$(counter vhca1 doorbell_records) - _r1))
+	echo "$1 -s $2: $N sends, $KICKS kicks ($SRV_KICKS by the server), $RECS doorbell records"
+}
+
+# latency TOOL: 2-byte round trips; prints perftest's result line.
+latency() {
+	_k0=$(($(counter vhca0 doorbell_syscalls) + $(counter vhca1 doorbell_syscalls)))
+	check "$1 -s 2 -n 1000 (poll_budget $(cat $BUDGET 2>/dev/null))" \
+		pair "$1" "$1 -F -d vhca0 -x $G0 -s 2 -n 1000" \
+		"$1 -F -d vhca1 -x $G1 -s 2 -n 1000 10.0.0.1"
+	grep -E "t_typical|^ *2 " $T/$1.cli
+	echo "$1: $(($(counter vhca0 doorbell_syscalls) + $(counter vhca1 doorbell_syscalls) - _k0)) kicks for 2000 sends"
+}
+
+check "insmod vhca.ko" load_vhca
+echo "poll_budget: $(cat $BUDGET 2>/dev/null) us"
+local_pair
+check "rdma link add vhca0, vhca1" sh -c \
+	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+port_gids
+
+# ---- the default poll budget: the engine watches the doorbell
+for t in ib_write_bw ib_send_bw; do
+	for s in 64 65536; do
+		n=$BIG
+		[ $s = 64 ] && n=5000
+		stream $t $s $n
+		# Small messages: a quarter of the sends at most.  64 KiB SENDs
+		# keep the queue short (each takes 64 packets and a receive), so
+		# more posts find it drained and kick as lone requests (the
+		# provider's VHCA_LONE_POST_NS): half at most, a system call per
+		# 64 KiB or more.
+		div=4
+		[ $t = ib_send_bw ] && [ $s = 65536 ] && div=2
+		check "$t -s $s: kicks ($KICKS) < sends / $div" test $KICKS -lt $((N / div))
+		check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
+			test $RECS -gt 0
+		[ $t = ib_send_bw ] &&
+			check "$t -s $s: the receiving side (post_recv, poll_cq) never kicked" \
+				test $SRV_KICKS = 0
+	done
+done
+latency ib_write_lat
+latency ib_send_lat
+
+# ---- poll_budget 0: NEEDS_WAKEUP always set, every post_send kicks
+check "poll_budget=0" sh -c "echo 0 >$BUDGET"
+for t in ib_write_bw ib_send_bw; do
+	stream $t 64 5000
+	check "$t -s 64, poll_budget 0: kicks ($KICKS) >= sends ($N)" test $KICKS -ge $N
+done
+latency ib_write_lat
+latency ib_send_lat
+
+rdma statistic show link vhca0/1
+rdma statistic show link vhca1/1
+check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+ip link del veth0
+check "rmmod vhca" rmmod vhca
+check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+finish
