@@ -597,7 +597,7 @@ void vhca_engine_doorbell(struct vhca_qp *qp)
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		vhca_req_run(qp);
 	else
-		vhca_engine_kick(qp);
+		vhca_ud_send(qp);
 }
 
 /*

@@ -207,6 +207,7 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 						     struct vhca_ucontext,
 						     ibuc) : NULL;
 	mutex_init(&qp->mutex);
+	mutex_init(&qp->tx_mutex);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
@@ -388,6 +389,7 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->sq.count)
 		vhca_ring_free(vdev, &qp->sq);
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);
+	mutex_destroy(&qp->tx_mutex);
 	mutex_destroy(&qp->mutex);
 	atomic_dec(&vdev->n_qp);
 	return 0;

@@ -55,6 +55,7 @@ struct vhca_rmsg {
 struct vhca_qp {
 	struct ib_qp ibqp;
 	struct mutex mutex;		/* modify, query: attr */
+	struct mutex tx_mutex;		/* UD, GSI: one sender pass at a time */
 	spinlock_t sq_lock;		/* send queue: posts and flush */
 	spinlock_t rq_lock;		/* receive queue: posts and flush */
 	enum ib_qp_state state;		/* written under both locks */
@@ -124,6 +125,7 @@ bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad);
 /* vhca_ud.c: the engine of UD and GSI QPs */
 struct vhca_pkt;
 void vhca_ud_work(struct work_struct *work);
+void vhca_ud_send(struct vhca_qp *qp);
 void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		struct sk_buff *skb, u32 off);
 

@@ -3,7 +3,8 @@
  * The engine for UD QPs and the GSI QP (QP1): datagrams of one packet
  * each, SEND and SEND with immediate to an address handle.
  *
- * Sender (process context, the QP's work item): reads each send WQE once
+ * Sender (process context: the QP's work item, or a user QP's kick system
+ * call): reads each send WQE once
  * from the ring, checks it, resolves its AH (only the QP's PD's), builds
  * one UD SEND packet with a DETH and transmits it; the WQE completes as
  * soon as its payload is in the packet.  Local errors complete the WQE in
@@ -168,10 +169,12 @@ static void vhca_ud_complete(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
 		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
 }
 
-/* The work item of a UD or GSI QP: send what the ring holds. */
-void vhca_ud_work(struct work_struct *work)
+/*
+ * One sender pass: up to VHCA_UD_BUDGET WQEs, in ring order.  Returns true
+ * when the budget ran out first.  Under tx_mutex.
+ */
+static bool vhca_ud_pass(struct vhca_qp *qp)
 {
-	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 head, used, budget = VHCA_UD_BUDGET;
 	struct vhca_ud_wqe w;
@@ -186,7 +189,7 @@ void vhca_ud_work(struct work_struct *work)
 		spin_lock_irqsave(&qp->sq_lock, flags);
 		if (qp->state != IB_QPS_RTS || !qp->sq.count) {
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
-			return;
+			return false;
 		}
 		/* Pairs with the producer's release: WQEs before head are written. */
 		head = smp_load_acquire(&qp->recs.db->head[0]);
@@ -194,7 +197,7 @@ void vhca_ud_work(struct work_struct *work)
 		if (!used || used == U32_MAX) {
 			/* Empty, or a head no producer could write: ignored. */
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
-			return;
+			return false;
 		}
 		status = vhca_ud_fetch(qp, &w);
 		if (status == IB_WC_SUCCESS) {
@@ -220,11 +223,34 @@ void vhca_ud_work(struct work_struct *work)
 			vhca_av_put(av);
 		if (status != IB_WC_SUCCESS) {
 			vhca_qp_to_error(qp);
-			return;
+			return false;
 		}
 	}
+	return true;
+}
+
+/*
+ * Send what the ring holds: from the work item, or at once in the kick
+ * system call of a user QP (so its completions are there when post_send
+ * returns).  Passes never overlap: datagrams leave in ring order.  Process
+ * context.
+ */
+void vhca_ud_send(struct vhca_qp *qp)
+{
+	bool more;
+
+	mutex_lock(&qp->tx_mutex);
+	more = vhca_ud_pass(qp);
+	mutex_unlock(&qp->tx_mutex);
 	/* Budget spent: the rest in another pass. */
-	vhca_engine_kick(qp);
+	if (more)
+		vhca_engine_kick(qp);
+}
+
+/* The work item of a UD or GSI QP. */
+void vhca_ud_work(struct work_struct *work)
+{
+	vhca_ud_send(container_of(work, struct vhca_qp, tx_work));
 }
 
 /* The 40 bytes a UD receive buffer starts with, from skb's IP header. */
