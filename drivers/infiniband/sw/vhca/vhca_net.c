@@ -134,11 +134,22 @@ enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
 	return RDMA_NETWORK_IPV6;
 }
 
-/* A packet for vdev, skb->data at the BTH, to its engine; BHs off, RCU. */
-static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb)
+/*
+ * A packet for vdev, skb->data at the BTH (linear), counted as received
+ * and passed to its engine unless its ICRC is checked (wire) and wrong;
+ * BHs off, RCU.
+ */
+static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb,
+			bool check_icrc)
 {
 	atomic64_inc(&vdev->counters[VHCA_CNT_RX_PACKETS]);
 	atomic64_add(skb->len, &vdev->counters[VHCA_CNT_RX_BYTES]);
+	if (check_icrc &&
+	    vhca_pkt_icrc_check(skb_network_header(skb),
+				skb_transport_header(skb), skb->data, skb->len)) {
+		kfree_skb(skb);
+		return;
+	}
 	vhca_engine_rx(vdev, skb);
 }
 
@@ -158,15 +169,13 @@ static int vhca_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	/* skb->data at the BTH, skb->len bytes through the ICRC. */
 	__skb_pull(skb, sizeof(struct udphdr));
-	if (skb_linearize(skb) ||
-	    vhca_pkt_icrc_check(skb_network_header(skb),
-				skb_transport_header(skb), skb->data, skb->len))
+	if (skb_linearize(skb))
 		goto drop;
 	vhca_net_rx_gids(skb, &sgid, &dgid);
 	vdev = vhca_net_find_dev(vnet, &dgid);
 	if (!vdev)
 		goto drop;
-	vhca_net_rx(vdev, skb);
+	vhca_net_rx(vdev, skb, true);
 	ib_device_put(&vdev->ibdev);
 	return 0;
 
@@ -483,7 +492,7 @@ static bool vhca_net_local(struct vhca_dev *vdev, const union ib_gid *dgid,
 				sizeof(struct udphdr));
 		/* QPs are freed after a grace period (vhca_engine_qp_fini). */
 		rcu_read_lock();
-		vhca_net_rx(dst, skb);
+		vhca_net_rx(dst, skb, false);
 		rcu_read_unlock();
 		__this_cpu_dec(vhca_net_local_depth);
 		done = true;
