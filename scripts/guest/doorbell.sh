@@ -66,12 +66,20 @@ for t in ib_write_bw ib_send_bw; do
 		# VHCA_LONE_POST_NS, which keeps ping-pong latency low): half of
 		# the 64 KiB SENDs at most, and fewer kicks than 64-byte SENDs
 		# (a run gave 93 of 5000, another 3357).
+		# The debug kernel (KASAN, TCG) is too slow for the 10 us rule:
+		# a kicked request completes inside its system call (local
+		# delivery answers at once), and the next post, more than 10 us
+		# later there, finds the queue empty and kicks again (a run:
+		# 5000 kicks for 5000 sends).  There the counts are printed,
+		# not checked; the kick criterion is the stock kernel's.
 		div=4
 		[ $t = ib_send_bw ] && div=2
 		[ $t = ib_send_bw ] && [ $s = 64 ] && div=1
-		check "$t -s $s: kicks ($KICKS) < sends / $div" test $KICKS -lt $((N / div))
-		check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
-			test $RECS -gt 0
+		if [ "$VHCA_KERNEL" != debug ]; then
+			check "$t -s $s: kicks ($KICKS) < sends / $div" test $KICKS -lt $((N / div))
+			check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
+				test $RECS -gt 0
+		fi
 		[ $t = ib_send_bw ] &&
 			check "$t -s $s: the receiving side (post_recv, poll_cq) never kicked" \
 				test $SRV_KICKS = 0
