@@ -59,24 +59,18 @@ for t in ib_write_bw ib_send_bw; do
 		n=$BIG
 		[ $s = 64 ] && n=5000
 		stream $t $s $n
-		# RDMA WRITEs stream: a quarter of the sends at most.  SENDs
-		# are paced by the receiver, so the send queue often drains
-		# between posts and a post finding it empty 10 us after the
-		# last one kicks as a lone request (the provider's
-		# VHCA_LONE_POST_NS, which keeps ping-pong latency low): half of
-		# the 64 KiB SENDs at most, and fewer kicks than 64-byte SENDs
-		# (a run gave 93 of 5000, another 3357).
-		# The debug kernel (KASAN, TCG) is too slow for the 10 us rule:
-		# a kicked request completes inside its system call (local
-		# delivery answers at once), and the next post, more than 10 us
-		# later there, finds the queue empty and kicks again (a run:
-		# 5000 kicks for 5000 sends).  There the counts are printed,
-		# not checked; the kick criterion is the stock kernel's.
-		div=4
-		[ $t = ib_send_bw ] && div=2
-		[ $t = ib_send_bw ] && [ $s = 64 ] && div=1
-		if [ "$VHCA_KERNEL" != debug ]; then
-			check "$t -s $s: kicks ($KICKS) < sends / $div" test $KICKS -lt $((N / div))
+		# RDMA WRITEs stream: a quarter of the sends at most, on the
+		# stock kernel.  SENDs are paced by the receiver: the send queue
+		# drains between posts, and a post finding it empty over 10 us
+		# after the last one kicks as a lone request (the provider's
+		# VHCA_LONE_POST_NS, which keeps ping-pong latency low), so
+		# their kicks depend on timing (64 KiB: 13 to 5000 of 5000 in
+		# runs on this machine) and are printed, not checked.  So are
+		# all counts on the debug kernel, where a kicked request
+		# completes inside its system call and the next post always
+		# comes over 10 us later (a run: 5000 kicks for 5000 WRITEs).
+		if [ $t = ib_write_bw ] && [ "$VHCA_KERNEL" != debug ]; then
+			check "$t -s $s: kicks ($KICKS) < sends / 4" test $KICKS -lt $((N / 4))
 			check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
 				test $RECS -gt 0
 		fi
