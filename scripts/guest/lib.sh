@@ -142,6 +142,12 @@ counter() {
 		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
 }
 
+# total NAME: counter NAME of vhca0 plus vhca1's, vhca1 looked up in the
+# namespace $VHCA1_NS when that is set.
+total() {
+	echo $(($(counter vhca0 "$1") + $(counter vhca1 "$1" $VHCA1_NS)))
+}
+
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
 # seconds (120 unless set); their output goes to $T/NAME.srv and
 # $T/NAME.cli, whose ends are shown (more of them on failure) with the time

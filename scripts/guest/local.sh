@@ -16,11 +16,6 @@ FW=/sys/module/vhca/parameters/force_wire
 
 PAIR_TMO=300
 
-# total NAME: the counter of vhca0 plus vhca1's (in the namespace $NS, if
-# set).
-total() {
-	echo $(($(counter vhca0 "$1") + $(counter vhca1 "$1" $NS)))
-}
 
 # udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6).
 udp_in() {
@@ -108,7 +103,7 @@ bw() {
 	echo "ib_write_bw 64 KiB ($1): $(awk '$1 == 65536 { print $4 " MB/s" }' $T/bw-$1.cli)"
 }
 
-PEER= NS=
+PEER= VHCA1_NS=
 PORT=18600
 check "insmod vhca.ko" load_vhca
 check "force_wire is off by default" test "$(cat $FW)" = N
@@ -160,7 +155,7 @@ ip link del veth0
 
 # ---- two namespaces: the wire regardless
 peer_host
-PEER="ip netns exec peer" NS=peer
+PEER="ip netns exec peer" VHCA1_NS=peer
 check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
 port_gids
@@ -170,7 +165,7 @@ ip netns exec peer rdma statistic show link vhca1/1
 check "rdma link delete vhca0, vhca1" sh -c \
 	'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
 ip netns del peer
-PEER= NS=
+PEER= VHCA1_NS=
 
 # ---- rmmod while a pingpong on one port is being delivered locally
 local_pair

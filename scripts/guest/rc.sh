@@ -26,10 +26,8 @@ no_vhca_left() {
 	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
 }
 
-# total COUNTER: the counter of vhca0 plus vhca1's (in the peer namespace).
-total() {
-	echo $(($(counter vhca0 "$1") + $(counter vhca1 "$1" peer)))
-}
+# total (lib.sh) counts vhca1 in the peer namespace.
+VHCA1_NS=peer
 
 check "insmod vhca.ko" load_vhca
 
