@@ -349,13 +349,21 @@ static bool vhca_req_busy(const struct vhca_qp *qp)
 	return qp->sq_tail != qp->sq_next || qp->sq_pkt;
 }
 
-/* The PSN of the next packet the requester sends. */
+/*
+ * The PSN of the next packet the requester sends: in the WQE at sq_next
+ * when that one was fetched (sent before a rewind), else a new one.  When
+ * every slot of the ring is in flight, the slot at sq_next holds the
+ * oldest WQE (sq_tail's), not the next one (ibv_rc_pingpong's queue has
+ * one slot: read from that slot, a sequence NAK for the WQE in flight
+ * looked like one for a packet not sent yet and waited for the timeout).
+ */
 static u32 vhca_req_next_psn(struct vhca_qp *qp)
 {
 	struct vhca_swqe *w = &qp->swqe[qp->sq_next & (qp->sq.count - 1)];
 
-	return w->fetched ? vhca_psn_add(w->first_psn, qp->sq_pkt) :
-			    qp->req_psn;
+	if (qp->sq_next - qp->sq_tail == qp->sq.count || !w->fetched)
+		return qp->req_psn;
+	return vhca_psn_add(w->first_psn, qp->sq_pkt);
 }
 
 /* Fences: a WQE waits for every READ before it to complete. */
@@ -647,10 +655,12 @@ static void vhca_rexmit_timer(struct timer_list *t)
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}
+	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_TIMEOUTS]);
 	if (!qp->retry_left) {
 		fatal = true;
 	} else {
 		qp->retry_left--;
+		qp->read_retried = false;
 		vhca_req_rewind_all(qp);
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -711,8 +721,22 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		if (vhca_psn_before(qp->comp_psn, w->first_psn) ||
 		    vhca_psn_after(qp->comp_psn, w->last_psn))
 			qp->comp_psn = w->first_psn;
-		if (psn != qp->comp_psn || vhca_psn_after(psn, w->last_psn))
-			goto done;	/* out of order: the timer rereads */
+		if (vhca_psn_after(psn, w->last_psn))
+			goto done;
+		/*
+		 * A response after comp_psn: the one at comp_psn was lost.
+		 * The READ is asked again at once, as rxe's completer does,
+		 * not after a retransmit timeout; once, as the rest of the
+		 * lost one's burst comes out of order too.  Earlier ones are
+		 * duplicates.
+		 */
+		if (vhca_psn_after(psn, qp->comp_psn) && !qp->read_retried) {
+			qp->read_retried = true;
+			vhca_req_rewind(qp, qp->comp_psn);
+			kick = true;
+		}
+		if (psn != qp->comp_psn)
+			goto done;
 		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, w->sge,
 					w->hdr.num_sge,
 					(u64)vhca_psn_diff(psn, w->first_psn) * mtu,
@@ -725,6 +749,7 @@ static void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		}
 		qp->comp_psn = vhca_psn_add(psn, 1);
 		qp->acked_psn = qp->comp_psn;
+		qp->read_retried = false;
 		if (psn == w->last_psn) {
 			vhca_req_complete(qp, IB_WC_SUCCESS);
 			if (qp->sq_tail != qp->sq_next)
@@ -1208,6 +1233,7 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 		if (!qp->swqe)
 			break;
 		qp->comp_psn = qp->attr.sq_psn;
+		qp->read_retried = false;
 		qp->acked_psn = qp->attr.sq_psn;
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;

@@ -79,6 +79,7 @@ struct vhca_qp {
 	u32 sq_pkt;			/* packets of it sent already */
 	u32 req_psn;			/* PSN of the next new packet */
 	u32 comp_psn;			/* next READ response expected */
+	bool read_retried;		/* comp_psn's READ asked again once */
 	u32 acked_psn;			/* the peer has all PSNs before it */
 	u8 retry_left;
 	u8 rnr_left;

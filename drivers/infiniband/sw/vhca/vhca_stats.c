@@ -12,6 +12,7 @@ static const struct rdma_stat_desc vhca_counter_descs[] = {
 	[VHCA_CNT_RX_PACKETS].name = "rx_packets",
 	[VHCA_CNT_RX_BYTES].name = "rx_bytes",
 	[VHCA_CNT_RETRANSMITS].name = "retransmits",
+	[VHCA_CNT_TIMEOUTS].name = "timeouts",
 	[VHCA_CNT_SEQ_NAKS].name = "seq_naks",
 	[VHCA_CNT_RNR_NAKS].name = "rnr_naks",
 	[VHCA_CNT_DUP_REQUESTS].name = "duplicate_requests",
