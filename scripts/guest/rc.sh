@@ -16,12 +16,12 @@ NETEM_REORDER="reorder 5% delay 1ms"
 # with reordering and the lossy runs.  The debug kernel (KASAN, lockdep,
 # kmemleak; VHCA_KERNEL=debug) runs the data path 3 to 35 times slower than the stock kernel under TCG
 # (ibv_rc_pingpong -s 65536, 1000 iterations: 396 s against 11 to 27 s), so
-# there, and only there, they are shorter: 10, 2000, 500 and 100 iterations
-# instead of 100, 10000, 2000 and 500.
+# there, and only there, they are shorter: 10, 2000, 500, 500 and 100
+# iterations instead of 100, 10000, 2000, 2000 and 500.
 if [ "$VHCA_KERNEL" = debug ]; then
-	N_MIB=10 N_MANY=2000 N_REORDER=500 N_LOSSY=100
+	N_MIB=10 N_MANY=2000 N_REORDER=500 N_LOSSY_PP=500 N_LOSSY=100
 else
-	N_MIB=100 N_MANY=10000 N_REORDER=2000 N_LOSSY=500
+	N_MIB=100 N_MANY=10000 N_REORDER=2000 N_LOSSY_PP=2000 N_LOSSY=500
 fi
 
 no_vhca_left() {
@@ -93,19 +93,61 @@ check "reordering: $t retransmit timeouts, at most $((N_REORDER / 100))" \
 	test "$t" -le $((N_REORDER / 100))
 check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qdisc del dev veth1 root"
 
+# ---- the ACK of a last request lost: ibv_rc_pingpong -n 1, with every
+# ACK vhca0 sends dropped (a u32 filter on the BTH opcode, 0x11, 28 bytes
+# into the IPv4 packet) until its server has exited.  The client's SEND
+# was received, its ACK was not: the client sends it again to a QP that
+# is gone, whose ghost (qp_linger_ms) must acknowledge it.  With
+# qp_linger_ms=0 nothing does, and the client fails with a retry error
+# (about 17 s of retransmissions).
+drop_acks() {
+	tc qdisc add dev veth0 root handle 1: prio &&
+		tc filter add dev veth0 parent 1: protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u8 0x11 0xff at 28 action drop
+}
+last_ack() {
+	drop_acks || return 1
+	timeout 60 ibv_rc_pingpong -d vhca0 -g $G0 -n 1 >$T/$1.srv 2>&1 &
+	_la_s=$!
+	wait_for 30 listening 18515
+	timeout 60 ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n 1 10.0.0.1 \
+		>$T/$1.cli 2>&1 &
+	_la_c=$!
+	wait $_la_s
+	_la_ss=$?
+	_la_drops=$(tc -s filter show dev veth0 | awk '/Sent/ { print $4; exit }')
+	tc qdisc del dev veth0 root
+	wait $_la_c
+	_la_cs=$?
+	tail -n 5 $T/$1.srv $T/$1.cli
+	echo "$1: server exit $_la_ss, client exit $_la_cs, ACKs dropped: $_la_drops"
+	[ "$_la_ss" = 0 ] && [ "${_la_drops:-0}" -gt 0 ] && [ "$_la_cs" = 0 ]
+}
+d0=$(counter vhca0 duplicate_requests)
+check "the last ACK lost: the closed QP acknowledges the SEND again" last_ack lastack
+check "the last ACK lost: vhca0 answered a duplicate" \
+	test "$(counter vhca0 duplicate_requests)" -gt "$d0"
+echo 0 >/sys/module/vhca/parameters/qp_linger_ms
+refuse "the last ACK lost, qp_linger_ms=0: the client fails" last_ack lastack0
+check "the last ACK lost, qp_linger_ms=0: with a retry error" \
+	grep -q "retry counter exceeded" $T/lastack0.cli
+echo 5000 >/sys/module/vhca/parameters/qp_linger_ms
+
 # ---- loss, reordering, duplication and delay on both ends of the wire:
-# the ports must retransmit and still complete.  perftest, not
-# ibv_rc_pingpong: when the ACK of a pingpong's last SEND is lost, its
-# peer may have destroyed its QP already (it has all it waited for), and
-# the SEND fails with a retry error however well the ports recover.
-# perftest's ends meet over TCP after the last completion.
+# the ports must retransmit and still complete: ibv_rc_pingpong (whose
+# ends close as soon as they have what they waited for, so that a last ACK
+# lost is answered by a ghost) and perftest.
 check "netem on veth0 and veth1: $NETEM" sh -c \
 	"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
 r0=$(total retransmits) n0=$(total seq_naks) d0=$(total duplicate_requests)
 t0=$(total timeouts)
 # Each lost packet at the end of a message costs a retransmit timeout
-# (perftest asks for 67 ms), and TCP has its own losses to recover from.
+# (67 ms asked by both), and TCP has its own losses to recover from.
 PAIR_TMO=600
+check "ibv_rc_pingpong -n $N_LOSSY_PP (two namespaces, netem)" pair lossy \
+	"ibv_rc_pingpong -d vhca0 -g $G0 -n $N_LOSSY_PP" \
+	"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n $N_LOSSY_PP 10.0.0.1"
 for t in ib_send_bw ib_write_bw ib_read_bw; do
 	check "$t -s 16384 -n $N_LOSSY (two namespaces, netem)" pair "lossy-$t" \
 		"$t -F -d vhca0 -x $G0 -s 16384 -n $N_LOSSY" \
@@ -125,9 +167,15 @@ check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qd
 timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
 S1=$!
 wait_for 30 listening 18515
+p0=$(counter vhca1 tx_packets peer)
 timeout 120 ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
 C1=$!
-wait_for 30 grep -q "#bytes" $T/del.cli
+# Traffic is flowing once vhca1 sent its first WRITEs (perftest's own
+# output is buffered until it exits).
+flowing() {
+	[ $(($(counter vhca1 tx_packets peer) - p0)) -gt 1000 ]
+}
+check "ib_write_bw traffic on vhca1" wait_for 60 flowing
 check "rdma link delete vhca1 under traffic" rdma link delete vhca1
 wait $C1
 check "the client on the deleted device ends" test $? -ne 124

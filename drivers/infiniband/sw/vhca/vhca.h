@@ -90,6 +90,9 @@ struct vhca_dev {
 	struct xarray mr_xa;		/* MRs by key index */
 	struct xarray ah_xa;		/* AHs by ah_index */
 	struct xarray qp_xa;		/* QPs by number */
+	struct xarray ghost_xa;		/* destroyed RC QPs lingering */
+	struct delayed_work ghost_gc;	/* frees the ghosts that expired */
+	atomic_t n_ghosts;
 	u32 mr_key;			/* key byte of the next MR */
 	u32 qp_next;			/* cyclic QP number allocation */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp;
@@ -146,6 +149,8 @@ void vhca_debugfs_remove(struct vhca_dev *vdev);
 
 /* vhca_engine.c */
 void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
+void vhca_engine_dev_init(struct vhca_dev *vdev);
+void vhca_engine_dev_fini(struct vhca_dev *vdev);
 
 /* vhca_stats.c */
 struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,

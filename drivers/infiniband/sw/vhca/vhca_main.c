@@ -34,6 +34,7 @@ static void vhca_dealloc_driver(struct ib_device *ibdev)
 
 	vhca_debugfs_remove(vdev);
 	vhca_net_detach(vdev);
+	vhca_engine_dev_fini(vdev);
 	xa_destroy(&vdev->qp_xa);
 	xa_destroy(&vdev->ah_xa);
 	xa_destroy(&vdev->mr_xa);
@@ -174,6 +175,7 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->qp_xa, XA_FLAGS_ALLOC);
+	vhca_engine_dev_init(vdev);
 	vhca_debugfs_add(vdev);
 
 	/* From here on, dealloc_driver undoes all of the above. */

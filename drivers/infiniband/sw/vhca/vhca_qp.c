@@ -384,6 +384,7 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
 	vhca_engine_qp_fini(qp);
+	vhca_engine_qp_linger(qp);
 	if (qp->rq.count)
 		vhca_ring_free(vdev, &qp->rq);
 	if (qp->sq.count)

@@ -118,6 +118,7 @@ enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
 /* vhca_engine.c */
 int vhca_engine_qp_init(struct vhca_qp *qp);
 void vhca_engine_qp_fini(struct vhca_qp *qp);
+void vhca_engine_qp_linger(struct vhca_qp *qp);
 void vhca_engine_qp_state(struct vhca_qp *qp);
 void vhca_engine_kick(struct vhca_qp *qp);
 void vhca_engine_doorbell(struct vhca_qp *qp);
