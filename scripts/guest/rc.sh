@@ -99,7 +99,10 @@ check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qd
 # was received, its ACK was not: the client sends it again to a QP that
 # is gone, whose ghost (qp_linger_ms) must acknowledge it.  With
 # qp_linger_ms=0 nothing does, and the client fails with a retry error
-# (about 17 s of retransmissions).
+# (about 17 s of retransmissions).  The stock kernel only: the debug
+# kernel has no prio qdisc, u32 classifier or gact action (its lossy runs
+# below still leave a ghost behind every QP that received, freed by the
+# delayed work or at rmmod).
 drop_acks() {
 	tc qdisc add dev veth0 root handle 1: prio &&
 		tc filter add dev veth0 parent 1: protocol ip u32 \
@@ -124,15 +127,19 @@ last_ack() {
 	echo "$1: server exit $_la_ss, client exit $_la_cs, ACKs dropped: $_la_drops"
 	[ "$_la_ss" = 0 ] && [ "${_la_drops:-0}" -gt 0 ] && [ "$_la_cs" = 0 ]
 }
-d0=$(counter vhca0 duplicate_requests)
-check "the last ACK lost: the closed QP acknowledges the SEND again" last_ack lastack
-check "the last ACK lost: vhca0 answered a duplicate" \
-	test "$(counter vhca0 duplicate_requests)" -gt "$d0"
-echo 0 >/sys/module/vhca/parameters/qp_linger_ms
-refuse "the last ACK lost, qp_linger_ms=0: the client fails" last_ack lastack0
-check "the last ACK lost, qp_linger_ms=0: with a retry error" \
-	grep -q "retry counter exceeded" $T/lastack0.cli
-echo 5000 >/sys/module/vhca/parameters/qp_linger_ms
+if [ "$VHCA_KERNEL" = stock ]; then
+	d0=$(counter vhca0 duplicate_requests)
+	check "the last ACK lost: the closed QP acknowledges the SEND again" \
+		last_ack lastack
+	check "the last ACK lost: vhca0 answered a duplicate" \
+		test "$(counter vhca0 duplicate_requests)" -gt "$d0"
+	echo 0 >/sys/module/vhca/parameters/qp_linger_ms
+	refuse "the last ACK lost, qp_linger_ms=0: the client fails" \
+		last_ack lastack0
+	check "the last ACK lost, qp_linger_ms=0: with a retry error" \
+		grep -q "retry counter exceeded" $T/lastack0.cli
+	echo 5000 >/sys/module/vhca/parameters/qp_linger_ms
+fi
 
 # ---- loss, reordering, duplication and delay on both ends of the wire:
 # the ports must retransmit and still complete: ibv_rc_pingpong (whose
