@@ -1140,8 +1140,6 @@ out:
 		vhca_qp_fatal(qp, IB_WC_SUCCESS);
 }
 
-/* ---- receive ---- */
-
 /* ---- lingering QPs ---- */
 
 /*
@@ -1178,7 +1176,7 @@ MODULE_PARM_DESC(qp_linger_ms,
 static void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 			  struct sk_buff *skb)
 {
-	struct vhca_ghost *g = xa_load(&vdev->ghost_xa, pkt->dqpn);
+	struct vhca_ghost *g;
 	struct vhca_pkt ack = {
 		.opcode = VHCA_OP_RC_ACKNOWLEDGE,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
@@ -1188,8 +1186,11 @@ static void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 	struct sk_buff *out;
 	void *payload;
 
+	/* SEND and WRITE requests only (RC opcodes below READ's). */
+	if (pkt->opcode >= VHCA_OP_RC_RDMA_READ_REQUEST)
+		return;
+	g = xa_load(&vdev->ghost_xa, pkt->dqpn);
 	if (!g || time_after(jiffies, g->expires) ||
-	    pkt->opcode >= VHCA_OP_RC_RDMA_READ_REQUEST ||
 	    vhca_psn_diff(pkt->psn, g->resp_psn) >= 0)
 		return;
 	vhca_net_rx_gids(skb, &sgid, &dgid);
@@ -1305,6 +1306,8 @@ void vhca_engine_dev_fini(struct vhca_dev *vdev)
 		vhca_ghost_free(vdev, qpn);
 	xa_destroy(&vdev->ghost_xa);
 }
+
+/* ---- receive ---- */
 
 /*
  * A RoCEv2 packet for vdev, from the wire or delivered locally (the same
