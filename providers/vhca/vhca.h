@@ -69,7 +69,6 @@ struct vhca_wq {
 	uint32_t max_sge;
 	uint32_t *db_head;
 	const uint32_t *st_tail;
-	uint64_t last_post_ns;		/* send queue: when it was last posted */
 };
 
 /*

@@ -13,25 +13,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "vhca.h"
-
-/*
- * A post to an empty send queue kicks when the previous post is at least
- * this old: a lone request (ping-pong) then runs at once in the system
- * call instead of waiting for the end of the engine's idle poll window,
- * while back-to-back posts of a stream leave the kicking to the window.
- */
-#define VHCA_LONE_POST_NS	10000
-
-static uint64_t vhca_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
 
 void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index)
 {
@@ -307,19 +290,12 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct vhca_qp *qp = to_vqp(ibqp);
 	unsigned int posted = 0;
 	int err = 0, kick_err;
-	uint64_t now;
-	bool lone;
 
 	if (!qp->sq.buf || ibqp->state < IBV_QPS_RTS) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->sq.lock);
-	/* A lone request: see VHCA_LONE_POST_NS. */
-	now = vhca_now_ns();
-	lone = __atomic_load_n(qp->sq.st_tail, __ATOMIC_ACQUIRE) ==
-	       qp->sq.head && now - qp->sq.last_post_ns >= VHCA_LONE_POST_NS;
-	qp->sq.last_post_ns = now;
 	for (; wr; wr = wr->next, posted++) {
 		err = vhca_post_one_send(qp, wr);
 		if (err) {
@@ -331,7 +307,7 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		vhca_wq_publish(&qp->sq);
 	pthread_spin_unlock(&qp->sq.lock);
 
-	if (posted && (lone || vhca_kick_needed(qp))) {
+	if (posted && vhca_kick_needed(qp)) {
 		kick_err = vhca_kick(qp);
 		if (!err && kick_err) {
 			*bad_wr = NULL;

@@ -59,18 +59,18 @@ for t in ib_write_bw ib_send_bw; do
 		n=$BIG
 		[ $s = 64 ] && n=5000
 		stream $t $s $n
-		# RDMA WRITEs stream: a quarter of the sends at most, on the
-		# stock kernel.  SENDs are paced by the receiver: the send queue
-		# drains between posts, and a post finding it empty over 10 us
-		# after the last one kicks as a lone request (the provider's
-		# VHCA_LONE_POST_NS, which keeps ping-pong latency low), so
-		# their kicks depend on timing (64 KiB: 13 to 5000 of 5000 in
-		# runs on this machine) and are printed, not checked.  So are
-		# all counts on the debug kernel, where a kicked request
-		# completes inside its system call and the next post always
-		# comes over 10 us later (a run: 5000 kicks for 5000 WRITEs).
-		if [ $t = ib_write_bw ] && [ "$VHCA_KERNEL" != debug ]; then
-			check "$t -s $s: kicks ($KICKS) < sends / 4" test $KICKS -lt $((N / 4))
+		# A stream only sends: its doorbell keeps the poll window (no
+		# message comes in to end it, see vhca_db_expire()) and the
+		# engine takes the WQEs from the doorbell record, even where
+		# each kick completed its request before it returned (local
+		# delivery).  A quarter of the sends at most kick, on the stock
+		# kernel.  The debug kernel's counts are printed: there a
+		# post_send comes over poll_budget after the previous one
+		# completed more often (a run: 500 kicks for 500 SENDs of 64
+		# KiB, 1 to 53 for the other streams).
+		if [ "$VHCA_KERNEL" != debug ]; then
+			check "$t -s $s: kicks ($KICKS) < sends / 4" \
+				test $KICKS -lt $((N / 4))
 			check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
 				test $RECS -gt 0
 		fi

@@ -435,7 +435,7 @@ static bool vhca_db_idle(struct vhca_qp *qp)
 		vhca_db_wakeup_flag(qp, false);
 		return false;
 	}
-	if (budget && qp->db_state == VHCA_DB_AWAKE) {
+	if (budget && qp->db_state == VHCA_DB_AWAKE && !qp->db_answer) {
 		qp->db_state = VHCA_DB_GRACE;
 		hrtimer_start(&qp->db_timer,
 			      ns_to_ktime((u64)budget * NSEC_PER_USEC),
@@ -446,6 +446,7 @@ static bool vhca_db_idle(struct vhca_qp *qp)
 	if (qp->db_state == VHCA_DB_GRACE)
 		return false;	/* db_timer ends the window */
 	qp->db_state = VHCA_DB_AWAKE;
+	qp->db_answer = false;
 	vhca_db_wakeup_flag(qp, true);
 	/* Orders the flag store before the head load; see above. */
 	smp_mb();
@@ -577,10 +578,17 @@ static void vhca_req_work(struct work_struct *work)
 	vhca_req_run(container_of(work, struct vhca_qp, tx_work));
 }
 
-/* The poll window of an idle doorbell ended: a last look, then sleep. */
-static enum hrtimer_restart vhca_db_timer(struct hrtimer *t)
+/*
+ * End the poll window of an idle doorbell: a last look, then sleep.  With
+ * answer, the responder took a message: the process is likely to answer
+ * it with a post_send of its own (a ping-pong), which then kicks at once
+ * instead of waiting for db_timer (under TCG a soft hrtimer fires up to a
+ * millisecond late); a window not open yet (requests in flight) is
+ * skipped.  A stream that only sends gets no messages and keeps its
+ * window: its posts need no system call.
+ */
+static void vhca_db_expire(struct vhca_qp *qp, bool answer)
 {
-	struct vhca_qp *qp = container_of(t, struct vhca_qp, db_timer);
 	unsigned long flags;
 	bool run;
 
@@ -588,9 +596,16 @@ static enum hrtimer_restart vhca_db_timer(struct hrtimer *t)
 	run = qp->db_state == VHCA_DB_GRACE;
 	if (run)
 		qp->db_state = VHCA_DB_EXPIRED;
+	else if (answer && vhca_req_busy(qp))
+		qp->db_answer = true;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (run)
 		vhca_req_run(qp);
+}
+
+static enum hrtimer_restart vhca_db_timer(struct hrtimer *t)
+{
+	vhca_db_expire(container_of(t, struct vhca_qp, db_timer), false);
 	return HRTIMER_NORESTART;
 }
 
@@ -1083,6 +1098,14 @@ static void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	s32 diff;
 	int ret;
 
+	/*
+	 * The end of a SEND or WRITE message: the send doorbell sleeps
+	 * before the process can see the message (vhca_db_expire()).
+	 */
+	if (pkt->opcode < VHCA_OP_RC_RDMA_READ_REQUEST &&
+	    (opflags & VHCA_PKT_LAST) && qp->sq.count)
+		vhca_db_expire(qp, true);
+
 	__skb_queue_head_init(&list);
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
@@ -1392,6 +1415,7 @@ void vhca_engine_qp_state(struct vhca_qp *qp)
 
 	/* The requester is idle: the next post_send kicks. */
 	qp->db_state = VHCA_DB_AWAKE;
+	qp->db_answer = false;
 	vhca_db_wakeup_flag(qp, true);
 	switch (qp->state) {
 	case IB_QPS_RTR:

@@ -88,6 +88,7 @@ struct vhca_qp {
 	bool req_again;			/* ... and another was asked for */
 	bool db_kicked;			/* a post_send came since the last pass */
 	u8 db_state;			/* enum vhca_db_state */
+	bool db_answer;			/* a message came in: no poll window */
 	u32 db_seen;			/* the SQ head the last pass read */
 	struct timer_list rexmit_timer;
 	struct hrtimer db_timer;	/* ends the doorbell's poll window */
