@@ -17,8 +17,8 @@ NETEM_REORDER="reorder 5% delay 1ms"
 # kmemleak; VHCA_KERNEL=debug) runs the data path 3 to 35 times slower
 # than the stock kernel under TCG (ibv_rc_pingpong -s 65536, 1000
 # iterations: 396 s against 11 to 27 s), so there, and only there, they
-# are shorter: 10, 2000, 500, 500 and 100
-# iterations instead of 100, 10000, 2000, 2000 and 500.
+# are shorter: 10, 2000, 500, 500 and 100 iterations instead of 100,
+# 10000, 2000, 2000 and 500.
 if [ "$VHCA_KERNEL" = debug ]; then
 	N_MIB=10 N_MANY=2000 N_REORDER=500 N_LOSSY_PP=500 N_LOSSY=100
 else
