@@ -16,7 +16,6 @@ FW=/sys/module/vhca/parameters/force_wire
 
 PAIR_TMO=300
 
-
 # udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6).
 udp_in() {
 	_a=$($1 cat /proc/net/snmp | awk '/^Udp: [0-9]/ { print $2 }')
