@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * vhca_cm: the librdmacm endpoint API over an RC connection, every byte
- * checked.  One PASS/FAIL line per check; the exit status counts failures.
+ * checked.  One KTAP result line per check (ktap.h); the exit status counts
+ * failures.
  *
  *   vhca_cm server ADDR [PORT]    (listens on ADDR)
  *   vhca_cm client ADDR [PORT]    (connects to the server at ADDR)
@@ -360,6 +361,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s server|client ADDR [PORT]\n", argv[0]);
 		return 2;
 	}
+	ktap_header();
 	/* rdma_get_*_comp block: a lost completion must not hang the test. */
 	alarm(TIMEOUT_S);
 	if (!strcmp(argv[1], "server"))

@@ -10,7 +10,7 @@
  *                            touch the (zapped) mappings
  *   vhca_ctx fatal DEV       the same through libibverbs and the provider
  *
- * Every check prints "PASS: ..." or "FAIL: ..."; the exit status is the
+ * Every check prints one KTAP result line (ktap.h); the exit status is the
  * number of failures.  The fatal modes print "READY" once set up.
  */
 #include <errno.h>
@@ -27,13 +27,11 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/vhca-abi.h>
 
-static int failures;
+#include "ktap.h"
 
 static void result(int ok, const char *what)
 {
-	printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
+	ktap_result(ok, what, NULL);
 }
 
 struct raw_ctx {
@@ -135,7 +133,7 @@ static int mode_mmap(const char *dev)
 
 	if (open_raw(dev, &a)) {
 		result(0, "open the device and allocate a raw context");
-		return failures;
+		return ktap_exit_status();
 	}
 	result(1, "open the device and allocate a raw context");
 	result(a.resp.db_size && a.resp.db_size % pg == 0 &&
@@ -152,7 +150,7 @@ static int mode_mmap(const char *dev)
 	st = map(&a, a.resp.status_mmap_offset, sz, PROT_READ, MAP_SHARED);
 	result(st != MAP_FAILED, "status area maps read-only, shared");
 	if (db == MAP_FAILED || st == MAP_FAILED)
-		return failures;
+		return ktap_exit_status();
 	result(!memcmp(db, st, sz) && !db[0] && !db[sz - 1],
 	       "both areas start zeroed");
 	memset(db, 0xa5, sz);
@@ -176,7 +174,7 @@ static int mode_mmap(const char *dev)
 	/* Another context never sees this one's memory, whatever it maps. */
 	if (open_raw(dev, &b)) {
 		result(0, "a second context on a second fd");
-		return failures;
+		return ktap_exit_status();
 	}
 	db2 = map(&b, a.resp.db_mmap_offset, sz, rw, MAP_SHARED);
 	if (db2 == MAP_FAILED) {
@@ -201,7 +199,7 @@ static int mode_mmap(const char *dev)
 	db[1] = 0x11;
 	munmap(db, sz);
 	munmap(st, sz);
-	return failures;
+	return ktap_exit_status();
 }
 
 static int mode_fatal_raw(const char *dev)
@@ -213,7 +211,7 @@ static int mode_fatal_raw(const char *dev)
 
 	if (open_raw(dev, &a)) {
 		result(0, "open a raw context");
-		return failures;
+		return ktap_exit_status();
 	}
 	db = map(&a, a.resp.db_mmap_offset, a.resp.db_size,
 		 PROT_READ | PROT_WRITE, MAP_SHARED);
@@ -221,7 +219,7 @@ static int mode_fatal_raw(const char *dev)
 		 MAP_SHARED);
 	if (db == MAP_FAILED || st == MAP_FAILED) {
 		result(0, "map the context's pages");
-		return failures;
+		return ktap_exit_status();
 	}
 	db[0] = 1;
 	printf("READY\n");
@@ -239,7 +237,7 @@ static int mode_fatal_raw(const char *dev)
 	munmap((void *)st, a.resp.status_size);
 	close(a.async_fd);
 	close(a.fd);
-	return failures;
+	return ktap_exit_status();
 }
 
 static int mode_fatal(const char *dev)
@@ -256,7 +254,7 @@ static int mode_fatal(const char *dev)
 			ctx = ibv_open_device(list[i]);
 	result(ctx != NULL, "ibv_open_device through the provider");
 	if (!ctx)
-		return failures;
+		return ktap_exit_status();
 	result(!ibv_query_port(ctx, 1, &pa), "ibv_query_port before removal");
 	printf("READY\n");
 	fflush(stdout);
@@ -272,11 +270,13 @@ static int mode_fatal(const char *dev)
 	       "verbs fail once the device is gone");
 	result(!ibv_close_device(ctx), "ibv_close_device after removal");
 	ibv_free_device_list(list);
-	return failures;
+	return ktap_exit_status();
 }
 
 int main(int argc, char **argv)
 {
+	if (argc == 3)
+		ktap_header();
 	if (argc == 3 && !strcmp(argv[1], "mmap"))
 		return mode_mmap(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fatal-raw"))

@@ -10,9 +10,10 @@
  * created, modified (QPs: RESET -> INIT -> RTR -> RTS -> ERR -> RESET) and
  * destroyed.  Then work requests posted on a QP in the error state must
  * complete with IBV_WC_WR_FLUSH_ERR, the refusals are checked with their
- * errno, and ibv_rereg_mr with each flag and with bad arguments.  Every check prints "PASS: ..." or "FAIL: ..."; the cycle's
- * checks print once each, for all cycles.  The exit status is the number
- * of failures (at most 255).
+ * errno, and ibv_rereg_mr with each flag and with bad arguments.  Every
+ * check prints one KTAP result line (ktap.h); the cycle's checks print
+ * once each, for all cycles.  The exit status is the number of failures
+ * (at most 255).
  */
 #include <errno.h>
 #include <poll.h>
@@ -323,8 +324,8 @@ static void expect_flushed(struct ibv_cq *cq, uint64_t base, int n,
 			if (wc[i].status != IBV_WC_WR_FLUSH_ERR || !id ||
 			    id > (uint64_t)n || seen[id]) {
 				bad++;
-				printf("# unexpected completion: wr_id %#llx, "
-				       "status %s\n",
+				ktap_diag("unexpected completion: wr_id %#llx, "
+					  "status %s",
 				       (unsigned long long)wc[i].wr_id,
 				       ibv_wc_status_str(wc[i].status));
 			} else {
@@ -781,11 +782,12 @@ int main(int argc, char **argv)
 		return 255;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ktap_header();
 
 	e.ctx = open_named(argv[1]);
 	result(e.ctx, "open the device", "%s: %s", argv[1], strerror(errno));
 	if (!e.ctx)
-		return failures;
+		return exit_status();
 	e.buf = calloc(1, BUF_SIZE);
 	result(e.buf && !ibv_query_device(e.ctx, &e.dev) &&
 	       !ibv_query_port(e.ctx, PORT, &e.port) &&
@@ -793,7 +795,7 @@ int main(int argc, char **argv)
 	       memcmp(&e.gid, &zero_gid, sizeof(e.gid)),
 	       "query device, port and GID", "GID index %d: %s", e.gid_index,
 	       strerror(errno));
-	if (!failures) {
+	if (!ktap_failures()) {
 		test_cycles(&e, cycles);
 		test_flush(&e);
 		test_cq_events(&e);

@@ -23,8 +23,8 @@
  *   MR_RD   RD_LEN bytes of pattern SEED_RD, REMOTE_READ only;
  *   MR_NOWR NOWR_LEN bytes, LOCAL_WRITE | REMOTE_READ: no remote write.
  *
- * Every check prints "PASS: ..." or "FAIL: ..." on the side that can see
- * it; lines starting with '#' are information.  Each side exits with its
+ * Every check prints one KTAP result line (ktap.h) on the side that can
+ * see it; lines starting with '#' are information.  Each side exits with its
  * number of failures (at most 255).
  */
 #include <arpa/inet.h>
@@ -940,8 +940,8 @@ static void woob_server_check(struct env *e, struct session *s)
 	       "untouched", "%#04x, was %#04x", past, CANARY);
 	for (i = RW_OFF + RW_LEN - 15; i < RW_OFF + RW_LEN; i++)
 		inside += e->wbuf[i] != CANARY;
-	printf("# err-write-oob: %zu of the 15 bytes inside the MR were "
-	       "written\n", inside);
+	ktap_diag("err-write-oob: %zu of the 15 bytes inside the MR were "
+		  "written", inside);
 }
 
 static void roob_client(struct env *e, struct session *s)
@@ -1100,9 +1100,8 @@ static int listen_accept(const struct env *e, int port)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1))
 		fatal("server: bind and listen", errno);
-	printf("# server: listening on %s:%d\n",
-	       inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr)), port);
-	fflush(stdout);
+	ktap_diag("server: listening on %s:%d",
+		  inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr)), port);
 	pfd.fd = fd;
 	if (poll(&pfd, 1, CTL_WAIT_MS) != 1)
 		fatal("server: no client connected", ETIMEDOUT);
@@ -1141,14 +1140,14 @@ static void run_server(struct env *e, int port)
 		session_connect(e, &s);
 		send_simple(e->fd, CTL_READY, 0);
 		recv_ctl(e->fd, &c, CTL_DONE, false);
-		printf("# server: test %s\n", t->name);
+		ktap_diag("server: test %s", t->name);
 		if (t->server_check)
 			t->server_check(e, &s);
 		session_close(&s);
 		send_simple(e->fd, CTL_DONE, 0);
 		served++;
 	}
-	printf("# server: %d tests served\n", served);
+	ktap_diag("server: %d tests served", served);
 	close(e->fd);
 }
 
@@ -1181,8 +1180,7 @@ static void run_one(struct env *e, unsigned int i)
 	struct session s = { 0 };
 	struct ctl c;
 
-	printf("# test %s\n", t->name);
-	fflush(stdout);
+	ktap_diag("test %s", t->name);
 	send_simple(e->fd, CTL_TEST, i);
 	recv_ctl(e->fd, &s.peer, CTL_INFO, false);
 	session_open(e, &s);
@@ -1194,7 +1192,7 @@ static void run_one(struct env *e, unsigned int i)
 	send_simple(e->fd, CTL_DONE, 0);
 	recv_ctl(e->fd, &c, CTL_DONE, false);
 	session_close(&s);
-	printf("# test %s: %.2f s\n", t->name, (now_ms() - t0) / 1e3);
+	ktap_diag("test %s: %.2f s", t->name, (now_ms() - t0) / 1e3);
 }
 
 static void run_client(struct env *e, const char *ip, int port, int ntests,
@@ -1270,6 +1268,7 @@ int main(int argc, char **argv)
 	if (*end || port <= 0 || port > 65535)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ktap_header();
 	srand48(getpid() ^ (long)now_ms());
 
 	e.ctx = open_named(argv[2]);
@@ -1281,13 +1280,13 @@ int main(int argc, char **argv)
 	e.pd = ibv_alloc_pd(e.ctx);
 	if (!e.pd)
 		fatal("allocate a PD", errno);
-	printf("# %s: %s, GID index %d, active MTU %d\n", argv[1], argv[2],
-	       e.gid_index, 128 << e.port.active_mtu);
+	ktap_diag("%s: %s, GID index %d, active MTU %d", argv[1], argv[2],
+		  e.gid_index, 128 << e.port.active_mtu);
 
 	if (e.server)
 		run_server(&e, port);
 	else
 		run_client(&e, argv[4], port, argc - 6, argv + 6);
-	printf("# %s: %d failures\n", argv[1], failures);
+	ktap_diag("%s: %u failures", argv[1], ktap_failures());
 	return exit_status();
 }

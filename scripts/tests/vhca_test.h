@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the guest test programs share: one "PASS: what" or "FAIL: what:
- * why" line per check (scripts/guest/lib.sh relays them) and an exit
- * status counting the failures.
+ * What the guest test programs share: one KTAP result per check (ktap.h:
+ * "ok N what", or "# what: why" and "not ok N what"; scripts/guest/lib.sh
+ * relays them) and an exit status counting the failures.
  */
 #ifndef VHCA_TEST_H
 #define VHCA_TEST_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-static int failures;
+#include "ktap.h"
 
 static inline void result(bool ok, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -20,22 +20,15 @@ static inline void result(bool ok, const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s: %s", ok ? "PASS" : "FAIL", what);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		failures++;
-	}
-	printf("\n");
-	fflush(stdout);
+	va_start(ap, fmt);
+	ktap_vresult(ok, what, fmt, ap);
+	va_end(ap);
 }
 
 /* The exit status: the number of failures, at most 255. */
 static inline int exit_status(void)
 {
-	return failures > 255 ? 255 : failures;
+	return ktap_exit_status();
 }
 
 #endif /* VHCA_TEST_H */

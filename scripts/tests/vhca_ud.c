@@ -288,6 +288,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEV0 GID0 DEV1 GID1\n", argv[0]);
 		return 2;
 	}
+	ktap_header();
 	open_end(&a, argv[1], atoi(argv[2]));
 	open_end(&b, argv[3], atoi(argv[4]));
 	av.grh.dgid = b.gid;

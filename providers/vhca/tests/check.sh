@@ -2,38 +2,96 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # usage: check.sh TESTS_DIR BUILD_DIR
-# Runs the host tests of each build under BUILD_DIR (plain/, san/), prints
-# one PASS/FAIL/SKIP line per check and a summary; fails if anything failed.
+# Runs the host tests of each build under BUILD_DIR (plain/, san/) and
+# prints one KTAP stream (Documentation/dev-tools/ktap.rst in the kernel),
+# also kept in BUILD_DIR/check.log: each test binary is a subtest (its own
+# results, indented), then its result, "ok K TAG/NAME" or
+# "not ok K TAG/NAME # exit N".  A binary that exits non-zero (a failed
+# check, a crash, a sanitizer report) fails even if it printed nothing; its
+# stderr is shown then.  A summary diagnostic ends the stream; the exit
+# status is non-zero if anything failed.
 tests=$1 build=$2
 log=$build/check.log
-: >"$log"
+TAGS=(plain san)
+NAMES=(layout dispatch)
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-# run TAG NAME CMD...: a test binary that exits non-zero without saying why
-# (a crash, a sanitizer report) is one more failure.
-run() {
-	local tag=$1 name=$2 out rc
-	shift 2
-	out=$("$@" 2>"$build/$tag-$name.stderr")
-	rc=$?
-	[ -n "$out" ] && echo "$out"
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL:' <<<"$out"; then
-		echo "FAIL: $tag: $name exited with status $rc"
-		cat "$build/$tag-$name.stderr"
-	fi
+# indent: a test binary's KTAP as a subtest: its version line (the subtest
+# header has it already) dropped, the rest two spaces in, line by line.
+indent() {
+	local l v=
+	while IFS= read -r l || [ -n "$l" ]; do
+		if [ -z "$v" ] && [ "$l" = "KTAP version 1" ]; then
+			v=1
+			continue
+		fi
+		printf '  %s\n' "$l"
+	done
 }
 
-for tag in plain san; do
-	run $tag layout "$build/$tag/tests/layout_test" $tag \
-		"$tests/pabi34-layout-rdma-core-44.txt"
-	run $tag dispatch "$build/$tag/tests/dispatch_test" $tag \
-		"$build/$tag/libvhca"
-done | tee "$log"
+# run K TAG NAME CMD...: subtest K, the test binary CMD.
+run() {
+	local k=$1 tag=$2 name=$3 out rc why= l results skips
+	shift 3
+	out=$build/$tag-$name.out
+	echo "  KTAP version 1"
+	echo "  # Subtest: $tag/$name"
+	"$@" 2>"$build/$tag-$name.stderr" | indent | tee "$out"
+	rc=${PIPESTATUS[0]}
+	results=$(grep -Ec '^  (not )?ok [0-9]+' "$out")
+	skips=$(grep -Ec '^  ok [0-9]+ [^#]*# SKIP' "$out")
+	if [ "$rc" -ne 0 ]; then
+		why="exit $rc"
+	elif grep -q '^  not ok [0-9]' "$out"; then
+		why="a check failed, yet exit 0"
+	elif [ "$results" -eq 0 ]; then
+		why="no results"
+	elif [ "$skips" -eq "$results" ]; then
+		echo "ok $k $tag/$name # SKIP"	# every check skipped
+		return
+	else
+		echo "ok $k $tag/$name"
+		return
+	fi
+	if [ "$rc" -ne 0 ] && [ -s "$build/$tag-$name.stderr" ]; then
+		echo "# $tag/$name: stderr:"
+		while IFS= read -r l || [ -n "$l" ]; do
+			printf '# %s\n' "$l"
+		done <"$build/$tag-$name.stderr"
+	fi
+	echo "not ok $k $tag/$name # $why"
+}
 
-pass=$(grep -c '^PASS:' "$log")
-fail=$(grep -c '^FAIL:' "$log")
-skip=$(grep -c '^SKIP:' "$log")
-echo "provider: $pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+{
+	echo "KTAP version 1"
+	echo "1..$((${#TAGS[@]} * ${#NAMES[@]}))"
+	k=0
+	for tag in "${TAGS[@]}"; do
+		for name in "${NAMES[@]}"; do
+			k=$((k + 1))
+			case $name in
+			layout)
+				run $k $tag $name "$build/$tag/tests/layout_test" \
+					$tag "$tests/pabi34-layout-rdma-core-44.txt"
+				;;
+			dispatch)
+				run $k $tag $name \
+					"$build/$tag/tests/dispatch_test" $tag \
+					"$build/$tag/libvhca"
+				;;
+			esac
+		done
+	done
+} | tee "$log"
+
+# The counts: checks (the subtests' results), then test binaries.
+skip=$(grep -Ec '^  ok [0-9]+ [^#]*# SKIP' "$log")
+pass=$(($(grep -Ec '^  ok [0-9]+ ' "$log") - skip))
+fail=$(grep -Ec '^  not ok [0-9]+ ' "$log")
+bad=$(grep -Ec '^not ok [0-9]+ ' "$log")
+echo "# provider: $pass passed, $fail failed, $skip skipped;" \
+	"$bad of $((${#TAGS[@]} * ${#NAMES[@]})) test binaries failed" |
+	tee -a "$log"
+[ "$bad" -eq 0 ] && [ "$fail" -eq 0 ]

@@ -10,6 +10,7 @@
  * itself: it interposes on the libc calls libibverbs and the provider make
  * (this binary is linked -rdynamic, so its definitions come first) and
  * answers those made on a uverbs fd.  Everything else is passed on.
+ * Prints KTAP (ktap.h): one result per check, "TAG: dispatch: what".
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,6 +38,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/vhca-abi.h>
+
+#include "ktap.h"
 
 #define FAKESYS		"/dev/.fake-sysfs"
 #define PAGE		4096u
@@ -953,7 +956,7 @@ int socket(int domain, int type, int protocol)
 
 static void die(const char *what)
 {
-	printf("FAIL: dispatch setup: %s: %s\n", what, strerror(errno));
+	ktap_result(false, "dispatch setup", "%s: %s", what, strerror(errno));
 	exit(1);
 }
 
@@ -1072,22 +1075,19 @@ static void enter_fake_system(const char *provider)
 /* ---- the checks ---- */
 
 static const char *tag;
-static int failures;
+
+static void check(bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 {
+	char full[320];
 	va_list ap;
 
-	printf("%s: %s: dispatch: %s", ok ? "PASS" : "FAIL", tag, name);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		failures++;
-	}
-	printf("\n");
-	fflush(stdout);
+	snprintf(full, sizeof(full), "%s: dispatch: %s", tag, name);
+	va_start(ap, fmt);
+	ktap_vresult(ok, full, fmt, ap);
+	va_end(ap);
 }
 
 /* Open fds whose link target starts with @prefix. */
@@ -2479,7 +2479,10 @@ int main(int argc, char **argv)
 	}
 	tag = argv[1];
 	if (geteuid()) {
-		printf("SKIP: %s: dispatch: needs root\n", tag);
+		char name[320];
+
+		snprintf(name, sizeof(name), "%s: dispatch", tag);
+		ktap_skip(name, "needs root");
 		return 0;
 	}
 	enter_fake_system(argv[2]);
@@ -2499,5 +2502,5 @@ int main(int argc, char **argv)
 	test_renamed(find(list, "foo0"));
 	if (list)
 		ibv_free_device_list(list);
-	return failures ? 1 : 0;
+	return ktap_failures() ? 1 : 0;
 }

@@ -5,6 +5,7 @@
  *
  * usage: layout_test TAG LAYOUT_FILE
  * Each line of LAYOUT_FILE ("sizeof S N" or "offsetof S.M N") is one check.
+ * Prints KTAP (ktap.h): one result per check, "TAG: layout: what".
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../vhca_pabi.h"
+#include "ktap.h"
 
 struct fact {
 	const char *name;
@@ -152,16 +154,14 @@ static const struct cmd_shape cmds[] = {
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *tag;
-static int failures;
 
 /* Prints one check; why says what was wrong when !ok. */
 static void report(bool ok, const char *name, const char *why)
 {
-	if (ok)
-		printf("PASS: %s: layout: %s\n", tag, name);
-	else
-		printf("FAIL: %s: layout: %s: %s\n", tag, name, why);
-	failures += !ok;
+	char full[320];
+
+	snprintf(full, sizeof(full), "%s: layout: %s", tag, name);
+	ktap_result(ok, full, "%s", why);
 }
 
 static const struct fact *lookup(const char *name)
@@ -268,5 +268,5 @@ int main(int argc, char **argv)
 	check_file(argv[2]);
 	check_ops();
 	check_cmds();
-	return failures ? 1 : 0;
+	return ktap_failures() ? 1 : 0;
 }
