@@ -20,7 +20,7 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 KSRC := Kbuild drivers include kunit
 
 .PHONY: all module module-debug provider provider-check tests deps demo \
-	check bench sparse sparse-debug checkpatch install clean
+	check check-quick bench sparse sparse-debug checkpatch install clean
 
 all: module provider tests
 
@@ -35,7 +35,8 @@ provider-check:
 TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
 tests: $(TEST_PROGS)
 
-$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h include/uapi/rdma/vhca-abi.h
+$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h \
+		include/uapi/rdma/vhca-abi.h
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -o $@ $< -lrdmacm -libverbs
 
@@ -77,8 +78,13 @@ checkpatch:
 demo:
 	scripts/demo.sh
 
+# T='GLOBS' selects what runs (scripts/select.sh): make check T='rc/*'.
 check:
-	scripts/check.sh
+	VHCA_T='$(T)' scripts/check.sh
+
+# Host stages, KUnit and the stock kernel's smoke set, for iteration.
+check-quick:
+	scripts/check.sh --quick
 
 # Not part of make check: figures, never a verdict on speed.
 bench:

@@ -1,13 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# make check: every test of vhca, in pyramid order.  Installs what it needs
-# (make deps), builds the stock and debug kernels' modules, runs the static
-# checks, the KUnit suites in the debug kernel, and the guest integration
-# scripts on the stock and the debug kernel.  Every check prints PASS/FAIL;
-# the last line is "N passed, N failed, N skipped".  Logs: build/check/.
+# make check: every test of vhca, in pyramid order: dependencies (make
+# deps), builds and static checks on the host, the provider's host tests,
+# the debug kernel, then one boot of the stock kernel running every guest
+# script and one of the debug kernel running the KUnit suites and every
+# guest script again.  Every level prints KTAP; this script flattens it
+# (scripts/ktap.awk) into one "ok N name" or "not ok N name # why" per
+# result, ends with a table of each stage's time against its budget and
+# the line "N passed, N failed, N skipped".  Logs: build/check/, VM
+# results build/vm/{stock,debug}/.
+#
+# usage: check.sh [--quick]
+#   VHCA_T='GLOBS' (make check T=...): run only what they select
+#   (scripts/select.sh): host/STAGE, kunit/SUITE/CASE, stock/SCRIPT/SCENARIO,
+#   debug/..., or SCRIPT/SCENARIO on both kernels.  The builds a selected
+#   test needs always run.
+#   --quick (make check-quick): the host stages, KUnit and the stock
+#   kernel's smoke set (QUICK below).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$VHCA_TOP/scripts/select.sh"
+
+# The smoke set of make check-quick: one scenario of each guest script's
+# main path, on the stock kernel.
+QUICK="host kunit stock/link/veth-pair stock/device/devinfo stock/objects/cycles
+	stock/net/rdma-wire stock/rc/perftest stock/rdma/one-ns stock/local/runs
+	stock/cm/rping stock/doorbell/streams"
+if [ "${1:-}" = --quick ]; then
+	VHCA_T=$(echo $QUICK)
+fi
+export VHCA_T=${VHCA_T:-}
+
+# The guest scripts, in the order each boot runs them.
+GUESTS="link device objects net rc rdma doorbell local cm interop"
+
+# Budgets per stage, in seconds, on this 2-core machine under TCG with the
+# kernel caches warm (Documentation/testing.md): what each stage may
+# cost, so that make check stays within 30 minutes warm.  The cold extras
+# (packages, the stock kernel download, the debug kernel build) come on
+# top, within 45 minutes in all.
+declare -A BUDGET=(
+	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
+	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=120
+	[debug-kernel]=900 [host/build-debug]=120 [host/sparse-debug]=150
+	[stock]=600 [debug]=600
+)
+for g in $GUESTS; do
+	BUDGET[stock/$g]=60
+	BUDGET[debug/$g]=100
+done
+BUDGET[kunit]=60
+BUDGET[stock/rc]=300
+BUDGET[debug/rc]=330
+BUDGET[stock/interop]=180
+BUDGET[debug/interop]=240
 
 LOGS=$VHCA_TOP/build/check
 rm -rf "$LOGS"
@@ -15,187 +62,230 @@ mkdir -p "$LOGS"
 NPASS=0
 NFAIL=0
 NSKIP=0
+NRES=0
 T0=$(date +%s)
+STAGES=()
+declare -A SECS=()
+FAILED=()
 
-pass() {
-	echo "PASS: $*"
-	NPASS=$((NPASS + 1))
+echo "KTAP version 1"
+[ -z "$VHCA_T" ] || echo "# selected: $VHCA_T"
+
+# result pass|fail|skip NAME [DIAGNOSTIC]: one flattened result line.
+result() {
+	local d=${3:-}
+	NRES=$((NRES + 1))
+	case $1 in
+	pass)
+		NPASS=$((NPASS + 1))
+		echo "ok $NRES $2${d:+ # $d}"
+		;;
+	skip)
+		NSKIP=$((NSKIP + 1))
+		echo "ok $NRES $2 # ${d:-SKIP}"
+		;;
+	*)
+		NFAIL=$((NFAIL + 1))
+		FAILED+=("$2${d:+ # $d}")
+		echo "not ok $NRES $2${d:+ # $d}"
+		;;
+	esac
 }
 
-fail() {
-	echo "FAIL: $*"
-	NFAIL=$((NFAIL + 1))
+# timed NAME SECONDS: a stage's time, for the table.
+timed() {
+	[ -n "${SECS[$1]+x}" ] || STAGES+=("$1")
+	SECS[$1]=$2
+}
+
+# merge PREFIX FILE: the results of a KTAP stream, flattened.
+merge() {
+	local kind name diag
+	while IFS=$'\t' read -r kind name diag; do
+		case $kind in
+		time) timed "$name" "$diag" ;;
+		*) result "$kind" "$name" "$diag" ;;
+		esac
+	done < <(awk -v prefix="$1" -f "$VHCA_TOP/scripts/ktap.awk" "$2")
+}
+
+table() {
+	local s b mark
+	echo "# stage                          seconds  budget"
+	for s in "${STAGES[@]}"; do
+		b=${BUDGET[$s]:-}
+		mark=
+		[ -n "$b" ] && [ "${SECS[$s]}" -gt "$b" ] && mark="  over budget"
+		printf '# %-30s %7s  %6s%s\n' "$s" "${SECS[$s]}" "${b:--}" "$mark"
+	done
+	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 1800
 }
 
 summary() {
+	echo "1..$NRES"
+	table
+	if [ ${#FAILED[@]} -gt 0 ]; then
+		echo "# failed:"
+		printf '#   %s\n' "${FAILED[@]}"
+	fi
 	log "make check took $(($(date +%s) - T0)) s; logs in $LOGS"
 	echo "$NPASS passed, $NFAIL failed, $NSKIP skipped"
 	[ $NFAIL = 0 ]
 	exit
 }
 
-# run NAME LOGFILE COMMAND...: run, keep the output, show its tail on error.
-run() {
-	local name=$1 logf=$2 t=$(date +%s)
+# stage NAME LOGFILE COMMAND...: run, keep the output, time it, show its
+# tail on error.
+stage() {
+	local name=$1 logf=$2 t=$(date +%s) rc
 	shift 2
-	if "$@" >"$logf" 2>&1; then
-		log "$name: done in $(($(date +%s) - t)) s"
-		return 0
-	fi
-	log "$name: failed after $(($(date +%s) - t)) s; end of $logf:"
-	tail -25 "$logf" >&2
-	return 1
-}
-
-# no_warnings NAME LOGFILE: the build log has no compiler/sparse diagnostics.
-no_warnings() {
-	if grep -Eq 'warning:|error:' "$2"; then
-		grep -E 'warning:|error:' "$2" | head -20 >&2
-		fail "$1"
-	else
-		pass "$1"
-	fi
-}
-
-cd "$VHCA_TOP"
-if ! run "make deps" "$LOGS/deps.log" make -s deps; then
-	fail "make deps"
-	summary
-fi
-
-# ---- 1. host: builds and static checks
-rm -rf build/stock build/sparse build/debug build/sparse-debug
-if run "stock module build" "$LOGS/module-stock.log" make module; then
-	no_warnings "vhca.ko builds against the stock kernel headers with W=1, no warnings" "$LOGS/module-stock.log"
-else
-	fail "vhca.ko builds against the stock kernel headers"
-fi
-if run "sparse" "$LOGS/sparse.log" make sparse; then
-	no_warnings "sparse (C=2) reports nothing" "$LOGS/sparse.log"
-else
-	fail "sparse build"
-fi
-if run "checkpatch" "$LOGS/checkpatch.log" scripts/checkpatch.sh &&
-	! grep '^total:' "$LOGS/checkpatch.log" | grep -vq 'total: 0 errors, 0 warnings, 0 checks'; then
-	pass "checkpatch.pl --strict is clean"
-else
-	grep -E '^(ERROR|WARNING|CHECK)' "$LOGS/checkpatch.log" | head -20 >&2
-	fail "checkpatch.pl --strict is clean"
-fi
-
-# The provider and the test programs: -Wall -Wextra, no warnings.
-rm -rf build/provider build/tests
-if run "provider and test programs" "$LOGS/userspace.log" make provider tests; then
-	no_warnings "provider and test programs build with -Wall -Wextra, no warnings" "$LOGS/userspace.log"
-else
-	fail "provider and test programs build"
-fi
-# Host tests of the provider: one PASS/FAIL line per check.
-run "provider host tests" "$LOGS/provider-check.log" make -s provider-check
-prc=$?
-while IFS= read -r line; do
-	case "$line" in
-	PASS:*) pass "provider: ${line#PASS: }" ;;
-	FAIL:*) fail "provider: ${line#FAIL: }" ;;
-	SKIP:*)
-		echo "SKIP: provider: ${line#SKIP: }"
-		NSKIP=$((NSKIP + 1))
-		;;
-	esac
-done <"$LOGS/provider-check.log"
-[ $prc = 0 ] || fail "provider host tests exit $prc"
-
-# ---- 2. the debug test kernel and KUnit
-if run "debug test kernel" "$LOGS/test-kernel.log" scripts/test-kernel.sh; then
-	pass "debug test kernel (KUnit, KASAN, lockdep, kmemleak, UBSAN) is built"
-	DEBUG_OK=1
-else
-	fail "debug test kernel (KUnit, KASAN, lockdep, kmemleak, UBSAN) is built"
-	DEBUG_OK=0
-fi
-if [ $DEBUG_OK = 1 ] && run "debug module build" "$LOGS/module-debug.log" make module-debug; then
-	no_warnings "vhca.ko and vhca_kunit.ko build against the debug kernel with W=1, no warnings" "$LOGS/module-debug.log"
-else
-	fail "vhca.ko and vhca_kunit.ko build against the debug kernel"
-	DEBUG_OK=0
-fi
-if [ $DEBUG_OK = 1 ] && run "sparse (debug)" "$LOGS/sparse-debug.log" make sparse-debug; then
-	no_warnings "sparse (C=2) on the driver and the KUnit suites reports nothing" "$LOGS/sparse-debug.log"
-else
-	fail "sparse on the driver and the KUnit suites"
-fi
-
-# guest KIND SCRIPT: run a guest script; count its checks and the VM's own
-# verdict (exit status, kernel checkers).
-guest() {
-	local kind=$1 script=$2 name out rc tmo=1200
-	name=$(basename "$script" .sh)
-	# interop.sh took 20 minutes on the debug kernel on a loaded machine.
-	[ "$name" = interop ] && tmo=2400
-	out=$VHCA_TOP/build/vm/$name-$kind
-	rm -rf "$out"
-	run "VM $kind $name" "$LOGS/vm-$name-$kind.log" \
-		scripts/vm-run.sh -k "$kind" -t $tmo -o "$out" "$script"
+	"$@" >"$logf" 2>&1
 	rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		PASS:*) pass "[$kind] $name: ${line#PASS: }" ;;
-		FAIL:*) fail "[$kind] $name: ${line#FAIL: }" ;;
-		esac
-	done < <(tr -d '\r' <"$out/console.log" 2>/dev/null | grep -E '^(PASS|FAIL): ')
-	if [ $rc = 0 ]; then
-		pass "[$kind] $name: VM ran to the end, no kernel checker report"
-	else
-		fail "[$kind] $name: VM exit $rc (see $out/console.log)"
+	timed "$name" $(($(date +%s) - t))
+	if [ $rc != 0 ]; then
+		echo "# $name failed (exit $rc); end of $logf:"
+		tail -25 "$logf" | sed 's/^/# /'
 	fi
 	return $rc
 }
 
-KUNIT_PY=$("$VHCA_TOP/scripts/test-kernel.sh" --print-dir)/linux/tools/testing/kunit/kunit.py
-if [ $DEBUG_OK = 1 ]; then
-	guest debug scripts/guest/kunit.sh
-	klog=$VHCA_TOP/build/vm/kunit-debug/kunit.log
-	if [ -s "$klog" ]; then
-		/usr/bin/python3 "$KUNIT_PY" parse "$klog" >"$LOGS/kunit-parse.log" 2>&1
-		krc=$?
-		cat "$LOGS/kunit-parse.log"
-		# One PASS/FAIL per KUnit case, from kunit.py's parse.
-		while IFS= read -r line; do
-			case "$line" in
-			*"[PASSED] "*) pass "kunit: ${line##*\[PASSED\] }" ;;
-			*"[FAILED] "* | *"[CRASHED] "*) fail "kunit: ${line##*\] }" ;;
-			*"[SKIPPED] "*)
-				echo "SKIP: kunit: ${line##*\[SKIPPED\] }"
-				NSKIP=$((NSKIP + 1))
-				;;
-			esac
-		done < <(grep -E '\[(PASSED|FAILED|CRASHED|SKIPPED)\] [a-z0-9_]+$' "$LOGS/kunit-parse.log" |
-			grep -v '\] =')
-		if [ $krc = 0 ]; then
-			pass "kunit.py parse: all suites passed"
-		else
-			fail "kunit.py parse: suites failed (exit $krc)"
-		fi
-	else
-		fail "KUnit produced no output"
+# built NAME LOGFILE COMMAND...: a build stage that must succeed with no
+# compiler or sparse diagnostic in its log.
+built() {
+	local name=$1 logf=$2
+	if ! stage "$@"; then
+		result fail "$name" "exit status"
+		return 1
 	fi
-else
-	fail "KUnit suites (no debug kernel)"
+	if grep -Eq 'warning:|error:' "$logf"; then
+		grep -E 'warning:|error:' "$logf" | head -20 | sed 's/^/# /'
+		result fail "$name" "diagnostics in $logf"
+	else
+		result pass "$name"
+	fi
+}
+
+cd "$VHCA_TOP"
+if ! stage deps "$LOGS/deps.log" make -s deps; then
+	result fail "host/deps"
+	summary
+fi
+stage stock-kernel "$LOGS/stock-kernel.log" scripts/stock-kernel.sh ||
+	result fail "host/stock-kernel"
+
+# Which kernels boot, and which scripts each boot runs.
+declare -A RUN=()
+for k in stock debug; do
+	RUN[$k]=
+	for g in $GUESTS; do
+		for s in $(sed -n 's/^scenario \([^ ]*\) .*/\1/p' "scripts/guest/$g.sh"); do
+			if t_selected "$k/$g/$s"; then
+				RUN[$k]="${RUN[$k]} $g"
+				break
+			fi
+		done
+	done
+done
+KUNIT=0
+t_selected kunit && KUNIT=1
+NEED_DEBUG=0
+[ -n "${RUN[debug]}" ] || [ $KUNIT = 1 ] || t_selected host/build-debug ||
+	t_selected host/sparse-debug || t_selected host/debug-kernel && NEED_DEBUG=1
+
+# ---- 1. host: builds, static checks, the provider's host tests
+rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests
+built host/build-stock "$LOGS/build-stock.log" make module
+if t_selected host/sparse; then
+	built host/sparse "$LOGS/sparse.log" make sparse
+fi
+if t_selected host/checkpatch; then
+	if stage host/checkpatch "$LOGS/checkpatch.log" scripts/checkpatch.sh &&
+		! grep '^total:' "$LOGS/checkpatch.log" | grep -vq 'total: 0 errors, 0 warnings, 0 checks'; then
+		result pass host/checkpatch
+	else
+		grep -E '^(ERROR|WARNING|CHECK)' "$LOGS/checkpatch.log" | head -20 | sed 's/^/# /'
+		result fail host/checkpatch "checkpatch.pl --strict is not clean"
+	fi
+fi
+# The provider and the test programs: -Wall -Wextra, no warnings.
+built host/userspace "$LOGS/userspace.log" make provider tests
+if t_selected host/provider; then
+	stage host/provider "$LOGS/provider.log" make -s provider-check
+	prc=$?
+	merge host/provider "$LOGS/provider.log"
+	[ $prc = 0 ] || result fail host/provider "exit $prc"
 fi
 
-# ---- 3. integration in the VM: stock kernel, then the debug kernel
-GUESTS="scripts/guest/link.sh scripts/guest/device.sh scripts/guest/objects.sh scripts/guest/net.sh
-	scripts/guest/rc.sh scripts/guest/rdma.sh scripts/guest/doorbell.sh scripts/guest/local.sh
-	scripts/guest/cm.sh scripts/guest/interop.sh"
-for g in $GUESTS; do
-	guest stock "$g"
-done
-for g in $GUESTS; do
-	if [ $DEBUG_OK = 1 ]; then
-		guest debug "$g"
+# ---- 2. the debug test kernel
+DEBUG_OK=0
+if [ $NEED_DEBUG = 1 ]; then
+	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
+		result pass host/debug-kernel
+		built host/build-debug "$LOGS/build-debug.log" make module-debug && DEBUG_OK=1
 	else
-		fail "[debug] $(basename "$g" .sh): no debug kernel"
+		result fail host/debug-kernel "KUnit, KASAN, lockdep, kmemleak, UBSAN kernel not built"
 	fi
-done
+	if [ $DEBUG_OK = 1 ] && t_selected host/sparse-debug; then
+		built host/sparse-debug "$LOGS/sparse-debug.log" make sparse-debug
+	fi
+fi
 
+# boot KIND SCRIPT...: one boot of KIND running the scripts (suite.sh);
+# when the guest dies before the end, the scripts it never reached run in
+# another boot (the one that was running is not run again).
+boot() {
+	local kind=$1 t=$(date +%s) n=0 rc done todo
+	shift
+	todo="$*"
+	while [ -n "$todo" ]; do
+		n=$((n + 1))
+		out=$VHCA_TOP/build/vm/$kind${n#1}
+		rm -rf "$out"
+		# The limit: the budgets of the scripts, twice over, and the boot.
+		tmo=120
+		for g in $todo; do
+			tmo=$((tmo + 2 * ${BUDGET[$kind/$g]:-${BUDGET[$g]:-300}}))
+		done
+		scripts/vm-run.sh -k "$kind" -t $tmo -o "$out" scripts/guest/suite.sh $todo \
+			>"$LOGS/vm-$kind$n.log" 2>&1
+		rc=$?
+		tr -d '\r' <"$out/console.log" >"$out/ktap.log" 2>/dev/null
+		merge "$kind" "$out/ktap.log"
+		if [ $rc = 0 ]; then
+			break
+		fi
+		sed 's/^/# /' "$LOGS/vm-$kind$n.log" | tail -30
+		result fail "$kind/vm$n" "VM exit $rc (see $out/console.log)"
+		# The scripts with a result at the top level are done.
+		done=$(sed -n 's/^\(not \)\{0,1\}ok [0-9]* \([a-z]*\)\( #.*\)\{0,1\}$/\2/p' "$out/ktap.log")
+		local rest= first=1 g
+		for g in $todo; do
+			if echo "$done" | grep -qx "$g"; then
+				continue
+			fi
+			if [ $first = 1 ]; then
+				first=0
+				echo "# $kind: the guest died in $g; the scripts after it boot again"
+				continue
+			fi
+			rest="$rest $g"
+		done
+		todo=$rest
+	done
+	timed "$kind" $(($(date +%s) - t))
+}
+
+# ---- 3. KUnit and the guest scripts: the stock kernel, then the debug one
+if [ -n "${RUN[stock]}" ]; then
+	boot stock ${RUN[stock]}
+fi
+if [ $NEED_DEBUG = 1 ]; then
+	dbg=${RUN[debug]}
+	[ $KUNIT = 1 ] && dbg="kunit $dbg"
+	if [ $DEBUG_OK = 1 ] && [ -n "$(echo $dbg)" ]; then
+		boot debug $dbg
+	elif [ -n "$(echo $dbg)" ]; then
+		result fail "debug" "no debug kernel or module: KUnit and the debug guest runs did not run"
+	fi
+fi
 summary

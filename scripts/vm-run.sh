@@ -5,9 +5,13 @@
 # overlay on top), the kernel's modules tree and a writable results folder;
 # run one guest script as root; return its exit status.
 #
-# usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-v] SCRIPT [ARG...]
+# usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v]
+#                  SCRIPT [ARG...]
 #   -k  kernel: Debian's stock kernel (default) or the debug test kernel
 #   -t  wall-clock limit for the whole VM (default 900)
+#   -T  run only the scenarios these globs select (VHCA_T, scripts/select.sh),
+#       e.g. -T 'rc/lossy cm'; scripts/guest/suite.sh runs several scripts
+#       in one boot: vm-run.sh -T 'rc/lossy' scripts/guest/suite.sh rc
 #   -o  results folder (default: a new one under build/vm/); the guest sees
 #       it as /mnt/out; console.log, dmesg.txt (and kmemleak.txt) land there
 #   -v  also copy the console to standard output
@@ -21,13 +25,15 @@ KIND=stock
 TMO=900
 OUT=
 VERBOSE=0
-while getopts "k:t:o:v" opt; do
+SEL=${VHCA_T:-}
+while getopts "k:t:o:T:v" opt; do
 	case $opt in
 	k) KIND=$OPTARG ;;
 	t) TMO=$OPTARG ;;
 	o) OUT=$OPTARG ;;
+	T) SEL=$OPTARG ;;
 	v) VERBOSE=1 ;;
-	*) die "usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-v] SCRIPT [ARG...]" ;;
+	*) die "usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] SCRIPT [ARG...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -92,6 +98,7 @@ cp "$VHCA_TOP/scripts/vm/stage2.sh" "$OUT/stage2.sh"
 	echo "#!/bin/sh"
 	echo "export VHCA_TOP='$VHCA_TOP' VHCA_KERNEL='$KIND' VHCA_KVER='$KVER'"
 	echo "export VHCA_BUILD='$VHCA_TOP/build/$KIND' VHCA_OUT=/mnt/out"
+	printf 'export VHCA_T=%q\n' "$SEL"
 	echo "cd '$VHCA_TOP'"
 	printf 'exec /bin/sh %q' "$SCRIPT"
 	for a in "$@"; do printf ' %q' "$a"; done
@@ -174,7 +181,8 @@ fi
 # Any report of the kernel's checkers (or a WARN/BUG anywhere) fails the run.
 LOGF=$OUT/dmesg.txt
 [ -s "$LOGF" ] || LOGF=$OUT/console.log
-pat='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DMA-API: [^ :]+ [^ :]+: |Kernel panic|Oops|unreferenced object|kmemleak: [0-9]+ new suspected'
+. "$VHCA_TOP/scripts/vm/checkers.sh"
+pat=$CHECKERS
 if grep -Eq "$pat" "$LOGF" || [ -s "$OUT/kmemleak.txt" ]; then
 	log "VM: kernel checkers reported problems:"
 	{

@@ -1,34 +1,60 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers of the guest scripts (run as root inside the test VM, sourced).
-# Each check prints "PASS: what" or "FAIL: what"; finish prints the counts
-# and returns non-zero when anything failed.
+#
+# Results are KTAP (Documentation/dev-tools/ktap.rst in the kernel): one
+# "ok N what" or "not ok N what # why" line per check.  A script declares
+# its scenarios (scenario NAME FUNCTION [SECONDS]) and ends with
+# run_scenarios, which runs each selected one (VHCA_T, scripts/select.sh)
+# as a subtest in a process and session of its own: a fresh guest (no vhca,
+# no veth, no namespace, no qdisc), the scenario, then teardown, whatever
+# the scenario left behind or however it ended.  A kernel checker report
+# during a scenario fails that scenario.  Scripts without scenarios (demo,
+# bench) end with finish.
 
-NPASS=0
-NFAIL=0
+. "$VHCA_TOP/scripts/select.sh"
+
 VHCA_KO=$VHCA_BUILD/drivers/infiniband/sw/vhca/vhca.ko
+# This level's indentation (two spaces a level) and its results so far.
+KTAP_IND=${KTAP_IND:-}
+KTAP_N=0
+NFAIL=0
+
+# ktap_line RESULT WHAT [DIAGNOSTIC]: one result line; a "#" in WHAT
+# would start the diagnostic, so it becomes "no.".
+ktap_line() {
+	KTAP_N=$((KTAP_N + 1))
+	case "$2" in
+	*"#"*) set -- "$1" "$(printf '%s' "$2" | sed 's/#/no./g')" "${3:-}" ;;
+	esac
+	echo "$KTAP_IND$1 $KTAP_N $2${3:+ # $3}"
+}
 
 pass() {
-	echo "PASS: $*"
-	NPASS=$((NPASS + 1))
+	ktap_line ok "$*"
 }
 
 fail() {
-	echo "FAIL: $*"
+	ktap_line "not ok" "$*"
 	NFAIL=$((NFAIL + 1))
+}
+
+# skip WHAT REASON: a check that cannot run here.
+skip() {
+	ktap_line ok "$1" "SKIP $2"
 }
 
 # check DESCRIPTION COMMAND...: the command must succeed.
 check() {
 	_d=$1
 	shift
-	if "$@"; then pass "$_d"; else fail "$_d (rc=$?)"; fi
+	if "$@"; then pass "$_d"; else ktap_line "not ok" "$_d" "rc=$?"; NFAIL=$((NFAIL + 1)); fi
 }
 
 # refuse DESCRIPTION COMMAND...: the command must fail.
 refuse() {
 	_d=$1
 	shift
-	if "$@"; then fail "$_d (succeeded)"; else pass "$_d"; fi
+	if "$@"; then ktap_line "not ok" "$_d" "succeeded"; NFAIL=$((NFAIL + 1)); else pass "$_d"; fi
 }
 
 # wait_for SECONDS COMMAND...: poll until the command succeeds (the
@@ -186,18 +212,142 @@ pair() {
 	[ $_pc = 0 ] && [ $_ps = 0 ]
 }
 
-# relay PREFIX FILE: count the PASS/FAIL lines a test program wrote.
+# relay PREFIX FILE: the results a test program wrote (KTAP, through
+# scripts/tests/ktap.h), renumbered into this level and named
+# "PREFIX: what", its diagnostics indented to this level; its other lines
+# are shown as they are.
 relay() {
 	while IFS= read -r _l; do
 		case "$_l" in
-		PASS:*) pass "$1: ${_l#PASS: }" ;;
-		FAIL:*) fail "$1: ${_l#FAIL: }" ;;
-		*) echo "$_l" ;;
+		"ok "[0-9]*) _rl_r=ok _l=${_l#ok } ;;
+		"not ok "[0-9]*) _rl_r="not ok" _l=${_l#not ok } ;;
+		"KTAP version "*) continue ;;
+		"#"*)
+			echo "$KTAP_IND$_l"
+			continue
+			;;
+		*)
+			echo "$_l"
+			continue
+			;;
 		esac
+		_l=${_l#* }
+		_rl_d=
+		case "$_l" in
+		*" # "*) _rl_d=${_l#* # } _l=${_l%% # *} ;;
+		esac
+		ktap_line "$_rl_r" "$1: $_l" "$_rl_d"
+		[ "$_rl_r" = ok ] || NFAIL=$((NFAIL + 1))
 	done <"$2"
 }
 
+# finish: the end of a script without scenarios: its plan, and a status.
 finish() {
-	echo "GUEST-SUMMARY: $NPASS passed, $NFAIL failed"
+	echo "${KTAP_IND}1..$KTAP_N"
 	[ $NFAIL = 0 ]
+}
+
+# ---- scenarios
+
+SCENARIOS=
+# scenario NAME FUNCTION [SECONDS]: declare one (at the top level of the
+# script, one per line: check.sh reads these lines to select boots).  The
+# limit (default 600 s) is tripled on the debug kernel.
+scenario() {
+	SCENARIOS="$SCENARIOS $1:$2:${3:-600}"
+}
+
+. "$VHCA_TOP/scripts/vm/checkers.sh"
+
+# reset_guest: what no scenario may leave to the next: processes of the
+# tools, RDMA links, modules, namespaces, veth and dummy interfaces and
+# their qdiscs.
+reset_guest() {
+	for _rg in $(rdma link show 2>/dev/null | sed -n 's/^link \([^/]*\)\/.*/\1/p' | sort -u); do
+		rdma link delete "$_rg" 2>/dev/null
+	done
+	ip -all netns delete 2>/dev/null
+	for _rg in /sys/class/net/*; do
+		_rg=${_rg##*/}
+		case "$_rg" in
+		lo) ;;
+		*) ip link del "$_rg" 2>/dev/null ;;
+		esac
+	done
+	for _rg in vhca rdma_rxe; do
+		[ -d /sys/module/$_rg ] || continue
+		wait_for 10 rmmod $_rg 2>/dev/null || echo "# teardown: rmmod $_rg failed"
+	done
+	tc qdisc del dev lo root 2>/dev/null
+	return 0
+}
+
+# dmesg_since UPTIME: the kernel log from UPTIME (seconds since boot) on.
+dmesg_since() {
+	dmesg | awk -v t="$1" '{ s = $0; sub(/^\[ */, "", s); if (s + 0 >= t) print }'
+}
+
+# kill_session PID: end every process of the session PID leads.
+kill_session() {
+	kill -TERM -- -"$1" 2>/dev/null || return 0
+	wait_for 5 sh -c "! kill -0 -- -$1 2>/dev/null"
+	kill -KILL -- -"$1" 2>/dev/null
+	return 0
+}
+
+# run_scenarios [--one FUNCTION]: the script's main.  Every selected
+# scenario in order, as "# Subtest: NAME" with its checks one level in and
+# "ok N NAME # time=Ns"; the exit status counts the failed scenarios.
+# --one runs a single scenario's function in this process (the runner's
+# child).
+run_scenarios() {
+	if [ "${1:-}" = --one ]; then
+		"$2"
+		[ $NFAIL = 0 ]
+		exit
+	fi
+	_rs_script=$(basename "$0" .sh)
+	_rs_run=
+	for _rs in $SCENARIOS; do
+		t_selected "${VHCA_KERNEL:-stock}/$_rs_script/${_rs%%:*}" && _rs_run="$_rs_run $_rs"
+	done
+	echo "${KTAP_IND}KTAP version 1"
+	echo "$KTAP_IND# Subtest: $_rs_script"
+	echo "${KTAP_IND}1..$(echo $_rs_run | wc -w)"
+	_rs_bad=0
+	for _rs in $_rs_run; do
+		_rs_name=${_rs%%:*}
+		_rs_fn=${_rs#*:}
+		_rs_tmo=${_rs_fn#*:}
+		_rs_fn=${_rs_fn%%:*}
+		[ "${VHCA_KERNEL:-stock}" = debug ] && _rs_tmo=$((_rs_tmo * 3))
+		reset_guest
+		echo "$KTAP_IND  KTAP version 1"
+		echo "$KTAP_IND  # Subtest: $_rs_name"
+		_rs_t0=$(cut -d' ' -f1 /proc/uptime)
+		KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
+		_rs_pid=$!
+		(sleep "$_rs_tmo" && echo "# $_rs_name: timed out after $_rs_tmo s" &&
+			kill -TERM -- -$_rs_pid) 2>/dev/null &
+		_rs_dog=$!
+		wait $_rs_pid
+		_rs_rc=$?
+		kill $_rs_dog 2>/dev/null
+		kill_session $_rs_pid
+		reset_guest
+		_rs_t=$(awk -v t="$_rs_t0" '{ printf "%d", $1 - t }' /proc/uptime)
+		_rs_why=
+		if dmesg_since "$_rs_t0" | grep -Eq "$CHECKERS"; then
+			dmesg_since "$_rs_t0" | grep -E -A20 "$CHECKERS" | head -60 | sed 's/^/# /'
+			_rs_why="kernel checker report, "
+		fi
+		[ $_rs_rc = 0 ] || _rs_why="${_rs_why}exit $_rs_rc, "
+		if [ -z "$_rs_why" ]; then
+			ktap_line ok "$_rs_name" "time=${_rs_t}s"
+		else
+			ktap_line "not ok" "$_rs_name" "${_rs_why}time=${_rs_t}s"
+			_rs_bad=$((_rs_bad + 1))
+		fi
+	done
+	[ $_rs_bad = 0 ]
 }

@@ -15,10 +15,9 @@ NETEM_REORDER="reorder 5% delay 1ms"
 # Iterations of the long runs: 1 MiB messages, many small ones, the run
 # with reordering and the lossy runs.  The debug kernel (KASAN, lockdep,
 # kmemleak; VHCA_KERNEL=debug) runs the data path 3 to 35 times slower
-# than the stock kernel under TCG (ibv_rc_pingpong -s 65536, 1000
-# iterations: 396 s against 11 to 27 s), so there, and only there, they
-# are shorter: 10, 2000, 500, 500 and 100 iterations instead of 100,
-# 10000, 2000, 2000 and 500.
+# than the stock kernel under TCG, and is there for its checkers, which
+# see every path of the engine in the first few hundred messages; the
+# volume is the stock kernel's to carry.
 if [ "$VHCA_KERNEL" = debug ]; then
 	N_MIB=10 N_MANY=2000 N_REORDER=500 N_LOSSY_PP=500 N_LOSSY=100
 else
@@ -29,81 +28,101 @@ no_vhca_left() {
 	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
 }
 
-# total (lib.sh) counts vhca1 in the peer namespace.
-VHCA1_NS=peer
+# one_ns: vhca0 on veth0 and vhca1 on veth1, both here (the core needs
+# accept_local, rp_filter 0: local_pair).
+one_ns() {
+	check "insmod vhca.ko" load_vhca
+	local_pair
+	check "rdma link add vhca0, vhca1" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+}
 
-check "insmod vhca.ko" load_vhca
+# two_ns: vhca0 here, vhca1 in the namespace peer, a second host; total
+# (lib.sh) counts vhca1 there.
+two_ns() {
+	check "insmod vhca.ko" load_vhca
+	peer_host
+	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+	VHCA1_NS=peer
+}
 
-# ---- two ports in one namespace (the core needs accept_local, rp_filter 0)
-local_pair
-check "rdma link add vhca0, vhca1" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-port_gids
-# 1 MiB messages: not the default 1000 iterations, which take about 130 s
-# on the stock kernel under TCG (16 MB/s each way).  These runs may last
-# 600 s (a loaded host).
-PAIR_TMO=600
-for args in "" "-e" "-s 1" "-s 65536" "-s 1048576 -n $N_MIB" "-n $N_MANY"; do
-	check "ibv_rc_pingpong $args (one namespace)" pair "pp$(echo "$args" | tr -d ' -')" \
-		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
-		"ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
-done
-PAIR_TMO=120
-for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
-	check "$t (one namespace)" pair "$t" \
-		"$t -F -d vhca0 -x $G0 -n 200" \
-		"$t -F -d vhca1 -x $G1 -n 200 10.0.0.1"
-done
-rdma statistic show link vhca0/1
-rdma statistic show link vhca1/1
-check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
-ip link del veth0
+# netem_both ARGS: a netem qdisc on both ends of the wire.
+netem_both() {
+	check "netem on veth0 and veth1: $1" sh -c \
+		"tc qdisc add dev veth0 root netem $1 && ip netns exec peer tc qdisc add dev veth1 root netem $1"
+}
 
-# ---- two hosts: the second port in a namespace of its own
-peer_host
-check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-port_gids
-for args in "" "-s 4096 -n 2000"; do
-	check "ibv_rc_pingpong $args (two namespaces)" pair "ns$(echo "$args" | tr -d ' -')" \
-		"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
-		"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
-done
-check "ib_write_bw (two namespaces)" pair nswbw \
-	"ib_write_bw -F -d vhca0 -x $G0 -n 200" \
-	"ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -n 200 10.0.0.1"
-rdma statistic show link vhca0/1
+# ibv_rc_pingpong over two ports of one namespace.  1 MiB messages: not
+# the default 1000 iterations, which take about 130 s on the stock kernel
+# under TCG (16 MB/s each way).  These runs may last 600 s (a loaded host).
+pingpong() {
+	one_ns
+	PAIR_TMO=600
+	for args in "" "-e" "-s 1" "-s 65536" "-s 1048576 -n $N_MIB" "-n $N_MANY"; do
+		check "ibv_rc_pingpong $args (one namespace)" pair "pp$(echo "$args" | tr -d ' -')" \
+			"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
+			"ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+	done
+}
+scenario pingpong pingpong 900
 
-# ---- the same two hosts with reordering and delay, nothing lost: a
-# sequence NAK brings every packet that came too early again, without a
-# retransmit timeout.  ibv_rc_pingpong's send queue has one slot, which is
-# in flight when the NAK comes (the engine once took that slot for the next
-# WQE's, ignored the NAK and waited 67 ms for its timer, in a third of the
-# iterations of this run).  A timeout is allowed per 100 iterations for a
-# response held up longer than 67 ms on a loaded host.
-check "netem on veth0 and veth1: $NETEM_REORDER" sh -c \
-	"tc qdisc add dev veth0 root netem $NETEM_REORDER && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM_REORDER"
-t0=$(total timeouts) n0=$(total seq_naks)
-check "ibv_rc_pingpong -s 4096 -n $N_REORDER (two namespaces, reordering)" pair reorder \
-	"ibv_rc_pingpong -d vhca0 -g $G0 -s 4096 -n $N_REORDER" \
-	"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -s 4096 -n $N_REORDER 10.0.0.1"
-t=$(($(total timeouts) - t0)) n=$(($(total seq_naks) - n0))
-echo "reordering: seq_naks $n, timeouts $t (both ports)"
-check "reordering: the receivers asked again ($n sequence NAKs)" test "$n" -gt 0
-check "reordering: $t retransmit timeouts, at most $((N_REORDER / 100))" \
-	test "$t" -le $((N_REORDER / 100))
-check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qdisc del dev veth1 root"
+perftest() {
+	one_ns
+	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
+		check "$t (one namespace)" pair "$t" \
+			"$t -F -d vhca0 -x $G0 -n 200" \
+			"$t -F -d vhca1 -x $G1 -n 200 10.0.0.1"
+	done
+	rdma statistic show link vhca0/1
+	rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+}
+scenario perftest perftest
 
-# ---- the ACK of a last request lost: ibv_rc_pingpong -n 1, with every
-# ACK vhca0 sends dropped (a u32 filter on the BTH opcode, 0x11, 28 bytes
-# into the IPv4 packet) until its server has exited.  The client's SEND
-# was received, its ACK was not: the client sends it again to a QP that
-# is gone, whose ghost (qp_linger_ms) must acknowledge it.  With
+two_hosts() {
+	two_ns
+	for args in "" "-s 4096 -n 2000"; do
+		check "ibv_rc_pingpong $args (two namespaces)" pair "ns$(echo "$args" | tr -d ' -')" \
+			"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
+			"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+	done
+	check "ib_write_bw (two namespaces)" pair nswbw \
+		"ib_write_bw -F -d vhca0 -x $G0 -n 200" \
+		"ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -n 200 10.0.0.1"
+	rdma statistic show link vhca0/1
+}
+scenario two-hosts two_hosts
+
+# Two hosts with reordering and delay, nothing lost: a sequence NAK brings
+# every packet that came too early again, without a retransmit timeout.
+# ibv_rc_pingpong's send queue has one slot, which is in flight when the
+# NAK comes.  A timeout is allowed per 100 iterations for a response held
+# up longer than 67 ms on a loaded host.
+reorder() {
+	two_ns
+	netem_both "$NETEM_REORDER"
+	t0=$(total timeouts) n0=$(total seq_naks)
+	check "ibv_rc_pingpong -s 4096 -n $N_REORDER (two namespaces, reordering)" pair reorder \
+		"ibv_rc_pingpong -d vhca0 -g $G0 -s 4096 -n $N_REORDER" \
+		"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -s 4096 -n $N_REORDER 10.0.0.1"
+	t=$(($(total timeouts) - t0)) n=$(($(total seq_naks) - n0))
+	echo "# reordering: seq_naks $n, timeouts $t (both ports)"
+	check "reordering: the receivers asked again ($n sequence NAKs)" test "$n" -gt 0
+	check "reordering: $t retransmit timeouts, at most $((N_REORDER / 100))" \
+		test "$t" -le $((N_REORDER / 100))
+}
+scenario reorder reorder 900
+
+# The ACK of a last request lost: ibv_rc_pingpong -n 1, with every ACK
+# vhca0 sends dropped (a u32 filter on the BTH opcode, 0x11, 28 bytes into
+# the IPv4 packet) until its server has exited.  The client's SEND was
+# received, its ACK was not: the client sends it again to a QP that is
+# gone, whose ghost (qp_linger_ms) must acknowledge it.  With
 # qp_linger_ms=0 nothing does, and the client fails with a retry error
-# (about 17 s of retransmissions).  The stock kernel only: the debug
-# kernel has no prio qdisc, u32 classifier or gact action (its lossy runs
-# below still leave a ghost behind every QP that received, freed by the
-# delayed work or at rmmod).
+# (about 17 s of retransmissions).
 drop_acks() {
 	tc qdisc add dev veth0 root handle 1: prio &&
 		tc filter add dev veth0 parent 1: protocol ip u32 \
@@ -125,85 +144,106 @@ last_ack() {
 	wait $_la_c
 	_la_cs=$?
 	tail -n 5 $T/$1.srv $T/$1.cli
-	echo "$1: server exit $_la_ss, client exit $_la_cs, ACKs dropped: $_la_drops"
+	echo "# $1: server exit $_la_ss, client exit $_la_cs, ACKs dropped: $_la_drops"
 	[ "$_la_ss" = 0 ] && [ "${_la_drops:-0}" -gt 0 ] && [ "$_la_cs" = 0 ]
 }
-if [ "$VHCA_KERNEL" = stock ]; then
+lost_ack() {
+	two_ns
 	d0=$(counter vhca0 duplicate_requests)
 	check "the last ACK lost: the closed QP acknowledges the SEND again" \
 		last_ack lastack
 	check "the last ACK lost: vhca0 answered a duplicate" \
 		test "$(counter vhca0 duplicate_requests)" -gt "$d0"
+}
+scenario lost-ack lost_ack
+
+lost_ack_no_linger() {
+	two_ns
 	echo 0 >/sys/module/vhca/parameters/qp_linger_ms
 	refuse "the last ACK lost, qp_linger_ms=0: the client fails" \
 		last_ack lastack0
 	check "the last ACK lost, qp_linger_ms=0: with a retry error" \
 		grep -q "retry counter exceeded" $T/lastack0.cli
-	echo 5000 >/sys/module/vhca/parameters/qp_linger_ms
-fi
-
-# ---- loss, reordering, duplication and delay on both ends of the wire:
-# the ports must retransmit and still complete: ibv_rc_pingpong (whose
-# ends close as soon as they have what they waited for, so that a last ACK
-# lost is answered by a ghost) and perftest.
-check "netem on veth0 and veth1: $NETEM" sh -c \
-	"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
-r0=$(total retransmits) n0=$(total seq_naks) d0=$(total duplicate_requests)
-t0=$(total timeouts)
-# Each lost packet at the end of a message costs a retransmit timeout
-# (67 ms asked by both), and TCP has its own losses to recover from.
-PAIR_TMO=600
-check "ibv_rc_pingpong -n $N_LOSSY_PP (two namespaces, netem)" pair lossy \
-	"ibv_rc_pingpong -d vhca0 -g $G0 -n $N_LOSSY_PP" \
-	"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n $N_LOSSY_PP 10.0.0.1"
-for t in ib_send_bw ib_write_bw ib_read_bw; do
-	check "$t -s 16384 -n $N_LOSSY (two namespaces, netem)" pair "lossy-$t" \
-		"$t -F -d vhca0 -x $G0 -s 16384 -n $N_LOSSY" \
-		"ip netns exec peer $t -F -d vhca1 -x $G1 -s 16384 -n $N_LOSSY 10.0.0.1"
-done
-PAIR_TMO=120
-rdma statistic show link vhca0/1
-ip netns exec peer rdma statistic show link vhca1/1
-r=$(($(total retransmits) - r0)) n=$(($(total seq_naks) - n0))
-d=$(($(total duplicate_requests) - d0)) t=$(($(total timeouts) - t0))
-echo "lossy run: retransmits $r (timeouts $t), seq_naks $n, duplicate_requests $d (both ports)"
-check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
-check "lossy: the receivers saw duplicates ($d)" test "$d" -gt 0
-check "netem off" sh -c "tc qdisc del dev veth0 root && ip netns exec peer tc qdisc del dev veth1 root"
-
-# ---- removal under traffic: the processes see errors, the kernel stays clean
-timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
-S1=$!
-wait_for 30 listening 18515
-p0=$(counter vhca1 tx_packets peer)
-timeout 120 ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
-C1=$!
-# Traffic is flowing once vhca1 sent its first WRITEs (perftest's own
-# output is buffered until it exits).
-flowing() {
-	[ $(($(counter vhca1 tx_packets peer) - p0)) -gt 1000 ]
 }
-check "ib_write_bw traffic on vhca1" wait_for 60 flowing
-check "rdma link delete vhca1 under traffic" rdma link delete vhca1
-wait $C1
-check "the client on the deleted device ends" test $? -ne 124
-wait $S1
-check "its peer ends too" test $? -ne 124
-check "vhca1 is gone" test ! -e /sys/class/infiniband/vhca1
-check "rdma link add vhca1 again" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
-port_gids
-timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
-S2=$!
-wait_for 30 listening 18515
-timeout 120 ip netns exec peer ibv_rc_pingpong -e -d vhca1 -g $G1 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
-C2=$!
-sleep 5
-check "rmmod vhca with ibv_rc_pingpong -e running" rmmod vhca
-wait $S2
-check "the pingpong server ends" test $? -ne 124
-wait $C2
-check "the pingpong client ends" test $? -ne 124
-check "no vhca device is left" no_vhca_left
-check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
-ip netns del peer
-finish
+scenario lost-ack-no-linger lost_ack_no_linger
+
+# Loss, reordering, duplication and delay on both ends of the wire: the
+# ports must retransmit and still complete: ibv_rc_pingpong (whose ends
+# close as soon as they have what they waited for, so that a last ACK lost
+# is answered by a ghost) and perftest.  Each lost packet at the end of a
+# message costs a retransmit timeout (67 ms asked by both), and TCP has its
+# own losses to recover from.
+lossy() {
+	two_ns
+	netem_both "$NETEM"
+	r0=$(total retransmits) n0=$(total seq_naks) d0=$(total duplicate_requests)
+	t0=$(total timeouts)
+	PAIR_TMO=600
+	check "ibv_rc_pingpong -n $N_LOSSY_PP (two namespaces, netem)" pair lossy \
+		"ibv_rc_pingpong -d vhca0 -g $G0 -n $N_LOSSY_PP" \
+		"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n $N_LOSSY_PP 10.0.0.1"
+	for t in ib_send_bw ib_write_bw ib_read_bw; do
+		check "$t -s 16384 -n $N_LOSSY (two namespaces, netem)" pair "lossy-$t" \
+			"$t -F -d vhca0 -x $G0 -s 16384 -n $N_LOSSY" \
+			"ip netns exec peer $t -F -d vhca1 -x $G1 -s 16384 -n $N_LOSSY 10.0.0.1"
+	done
+	rdma statistic show link vhca0/1
+	ip netns exec peer rdma statistic show link vhca1/1
+	r=$(($(total retransmits) - r0)) n=$(($(total seq_naks) - n0))
+	d=$(($(total duplicate_requests) - d0)) t=$(($(total timeouts) - t0))
+	echo "# lossy run: retransmits $r (timeouts $t), seq_naks $n, duplicate_requests $d (both ports)"
+	check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
+	check "lossy: the receivers saw duplicates ($d)" test "$d" -gt 0
+}
+scenario lossy lossy 1200
+
+# rdma link delete under ib_write_bw traffic: the processes see errors,
+# the kernel stays clean.
+delete_busy() {
+	two_ns
+	timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
+	S1=$!
+	wait_for 30 listening 18515
+	p0=$(counter vhca1 tx_packets peer)
+	timeout 120 ip netns exec peer ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
+	C1=$!
+	# Traffic is flowing once vhca1 sent its first WRITEs (perftest's own
+	# output is buffered until it exits).
+	flowing() {
+		[ $(($(counter vhca1 tx_packets peer) - p0)) -gt 1000 ]
+	}
+	check "ib_write_bw traffic on vhca1" wait_for 60 flowing
+	check "rdma link delete vhca1 under traffic" rdma link delete vhca1
+	wait $C1
+	check "the client on the deleted device ends" test $? -ne 124
+	wait $S1
+	check "its peer ends too" test $? -ne 124
+	check "vhca1 is gone" test ! -e /sys/class/infiniband/vhca1
+	check "rdma link add vhca1 again" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
+}
+scenario delete-busy delete_busy
+
+# rmmod while ibv_rc_pingpong -e runs between the two hosts.
+rmmod_busy() {
+	two_ns
+	timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
+	S2=$!
+	wait_for 30 listening 18515
+	p0=$(counter vhca1 tx_packets peer)
+	timeout 120 ip netns exec peer ibv_rc_pingpong -e -d vhca1 -g $G1 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
+	C2=$!
+	flowing() {
+		[ $(($(counter vhca1 tx_packets peer) - p0)) -gt 100 ]
+	}
+	check "ibv_rc_pingpong -e traffic on vhca1" wait_for 60 flowing
+	check "rmmod vhca with ibv_rc_pingpong -e running" rmmod vhca
+	wait $S2
+	check "the pingpong server ends" test $? -ne 124
+	wait $C2
+	check "the pingpong client ends" test $? -ne 124
+	check "no vhca device is left" no_vhca_left
+	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+scenario rmmod-busy rmmod_busy
+
+run_scenarios "$@"

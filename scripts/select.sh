@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Test selection, shared by check.sh (bash, on the host) and the guest
+# library (sh, in the VM); sourced, never run.
+#
+# VHCA_T holds space-separated shell globs (make check T='rc/* cm'), matched
+# against the names the results print: host/STAGE, kunit/SUITE/CASE,
+# stock/SCRIPT/SCENARIO and debug/SCRIPT/SCENARIO.  A pattern that names no
+# kind (host, kunit, stock, debug) matches on both kernels, against
+# SCRIPT/SCENARIO.  A name is selected when a pattern matches it or a name
+# above it (rc selects rc/lossy), or something below it (kunit/vhca_qp/x
+# selects kunit, which must run for it).  An empty VHCA_T selects all.
+
+# t_selected NAME: NAME (host/..., kunit/..., stock/rc, stock/rc/lossy) is
+# selected by VHCA_T.
+t_selected() {
+	[ -n "${VHCA_T:-}" ] || return 0
+	_ts_hit=1
+	set -f
+	for _ts_p in $VHCA_T; do
+		_ts_n=$1
+		case "$_ts_p" in
+		host | host/* | kunit | kunit/* | stock | stock/* | debug | debug/*) ;;
+		*)
+			case "$1" in
+			stock/* | debug/*) _ts_n=${1#*/} ;;
+			stock | debug) _ts_n= ;;
+			*) continue ;;
+			esac
+			;;
+		esac
+		# As many leading components of the pattern as NAME has.
+		_ts_k=$(($(printf '%s' "$_ts_n" | tr -cd / | wc -c) + 1))
+		_ts_head=$(printf '%s' "$_ts_p" | cut -d/ -f1-$_ts_k)
+		# shellcheck disable=SC2254
+		case "$_ts_n" in
+		"" | $_ts_p | $_ts_p/* | $_ts_head)
+			_ts_hit=0
+			break
+			;;
+		esac
+	done
+	set +f
+	return $_ts_hit
+}
