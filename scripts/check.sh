@@ -32,8 +32,10 @@ if [ "${1:-}" = --quick ]; then
 fi
 export VHCA_T=${VHCA_T:-}
 
-# The guest scripts, in the order each boot runs them.
+# The guest scripts, in the order each boot runs them; PAIRED runs in a
+# pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
 GUESTS="link device objects net rc rdma doorbell local cm interop"
+PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
 # kernel caches warm (Documentation/testing.md): what each stage may
@@ -44,13 +46,14 @@ declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
 	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=120
 	[debug-kernel]=900 [host/build-debug]=120 [host/sparse-debug]=150
-	[stock]=600 [debug]=600
+	[stock]=600 [debug]=600 [pair]=150
 )
 for g in $GUESTS; do
 	BUDGET[stock/$g]=60
 	BUDGET[debug/$g]=100
 done
 BUDGET[kunit]=60
+BUDGET[stock/hosts]=150
 BUDGET[stock/rc]=300
 BUDGET[debug/rc]=330
 BUDGET[stock/interop]=180
@@ -175,11 +178,13 @@ stage stock-kernel "$LOGS/stock-kernel.log" scripts/stock-kernel.sh ||
 
 # Which kernels boot, and which scripts each boot runs.
 declare -A RUN=()
-for k in stock debug; do
+for k in stock debug pair; do
 	RUN[$k]=
-	for g in $GUESTS; do
+	gs=$GUESTS
+	[ $k = pair ] && gs=$PAIRED
+	for g in $gs; do
 		for s in $(sed -n 's/^scenario \([^ ]*\) .*/\1/p' "scripts/guest/$g.sh"); do
-			if t_selected "$k/$g/$s"; then
+			if t_selected "${k/pair/stock}/$g/$s"; then
 				RUN[$k]="${RUN[$k]} $g"
 				break
 			fi
@@ -275,9 +280,34 @@ boot() {
 	timed "$kind" $(($(date +%s) - t))
 }
 
-# ---- 3. KUnit and the guest scripts: the stock kernel, then the debug one
+# pair SCRIPT...: one boot of a pair of stock-kernel guests.
+pair() {
+	local t=$(date +%s) out=$VHCA_TOP/build/vm/pair rc r tmo=120 g
+	rm -rf "$out"
+	for g in "$@"; do
+		tmo=$((tmo + 2 * ${BUDGET[stock/$g]}))
+	done
+	scripts/vm-run.sh -2 -k stock -t $tmo -o "$out" scripts/guest/suite.sh "$@" \
+		>"$LOGS/vm-pair.log" 2>&1
+	rc=$?
+	for r in a b; do
+		tr -d '\r' <"$out/$r/console.log" >"$out/$r/ktap.log" 2>/dev/null
+		merge stock "$out/$r/ktap.log"
+	done
+	if [ $rc != 0 ]; then
+		sed 's/^/# /' "$LOGS/vm-pair.log" | tail -30
+		result fail "stock/pair" "VM exit $rc (see $out/{a,b}/console.log)"
+	fi
+	timed pair $(($(date +%s) - t))
+}
+
+# ---- 3. KUnit and the guest scripts: the stock kernel, a pair of stock
+# kernels, then the debug kernel
 if [ -n "${RUN[stock]}" ]; then
 	boot stock ${RUN[stock]}
+fi
+if [ -n "${RUN[pair]}" ]; then
+	pair ${RUN[pair]}
 fi
 if [ $NEED_DEBUG = 1 ]; then
 	dbg=${RUN[debug]}

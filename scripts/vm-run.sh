@@ -6,7 +6,7 @@
 # run one guest script as root; return its exit status.
 #
 # usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v]
-#                  SCRIPT [ARG...]
+#                  [-2] SCRIPT [ARG...]
 #   -k  kernel: Debian's stock kernel (default) or the debug test kernel
 #   -t  wall-clock limit for the whole VM (default 900)
 #   -T  run only the scenarios these globs select (VHCA_T, scripts/select.sh),
@@ -15,6 +15,7 @@
 #   -o  results folder (default: a new one under build/vm/); the guest sees
 #       it as /mnt/out; console.log, dmesg.txt (and kmemleak.txt) land there
 #   -v  also copy the console to standard output
+#   -2  a pair of guests, two hosts on one wire (below)
 # Exit status: the guest script's, or 124 on timeout, 125 when the guest
 # died before reporting (panic, hang in init), 126 when the kernel log has a
 # KASAN, UBSAN, lockdep, kmemleak, WARN, BUG or DMA-API report.
@@ -25,15 +26,17 @@ KIND=stock
 TMO=900
 OUT=
 VERBOSE=0
+PAIR=0
 SEL=${VHCA_T:-}
-while getopts "k:t:o:T:v" opt; do
+while getopts "k:t:o:T:v2" opt; do
 	case $opt in
 	k) KIND=$OPTARG ;;
 	t) TMO=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	T) SEL=$OPTARG ;;
+	2) PAIR=1 ;;
 	v) VERBOSE=1 ;;
-	*) die "usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] SCRIPT [ARG...]" ;;
+	*) die "usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -92,18 +95,26 @@ if [ -z "$OUT" ]; then
 fi
 mkdir -p "$OUT"
 OUT=$(readlink -f "$OUT")
-rm -f "$OUT"/{console.log,dmesg.txt,kmemleak.txt,run.sh,stage2.sh}
-cp "$VHCA_TOP/scripts/vm/stage2.sh" "$OUT/stage2.sh"
-{
-	echo "#!/bin/sh"
-	echo "export VHCA_TOP='$VHCA_TOP' VHCA_KERNEL='$KIND' VHCA_KVER='$KVER'"
-	echo "export VHCA_BUILD='$VHCA_TOP/build/$KIND' VHCA_OUT=/mnt/out"
-	printf 'export VHCA_T=%q\n' "$SEL"
-	echo "cd '$VHCA_TOP'"
-	printf 'exec /bin/sh %q' "$SCRIPT"
-	for a in "$@"; do printf ' %q' "$a"; done
-	echo
-} >"$OUT/run.sh"
+
+# prepare DIR ROLE ARG...: a guest's results folder, with the stage2.sh
+# and run.sh it runs.
+prepare() {
+	local dir=$1 role=$2 a
+	shift 2
+	mkdir -p "$dir"
+	rm -f "$dir"/{console.log,dmesg.txt,kmemleak.txt,run.sh,stage2.sh}
+	cp "$VHCA_TOP/scripts/vm/stage2.sh" "$dir/stage2.sh"
+	{
+		echo "#!/bin/sh"
+		echo "export VHCA_TOP='$VHCA_TOP' VHCA_KERNEL='$KIND' VHCA_KVER='$KVER'"
+		echo "export VHCA_BUILD='$VHCA_TOP/build/$KIND' VHCA_OUT=/mnt/out"
+		printf 'export VHCA_T=%q VHCA_ROLE=%q\n' "$SEL" "$role"
+		echo "cd '$VHCA_TOP'"
+		printf 'exec /bin/sh %q' "$SCRIPT"
+		for a in "$@"; do printf ' %q' "$a"; done
+		echo
+	} >"$dir/run.sh"
+}
 
 # KVM when /dev/kvm is there and works: some hosts (nested virtualization)
 # offer a /dev/kvm that cannot run a kernel.  Probed once per machine by
@@ -136,7 +147,6 @@ else
 	ACCEL=(-accel tcg -cpu max)
 fi
 
-log "VM: $KIND kernel $KVER ($ACCEL_KIND), $(basename "$SCRIPT"), results in $OUT"
 # TCG trips over the kernel's live code patching now and then: another vCPU
 # executes the int3 that text_poke_bp() planted after the patch is done, and
 # the kernel dies of an "Oops: int3" (seen in sched_clock_cpu()).  The
@@ -148,51 +158,93 @@ log "VM: $KIND kernel $KVER ($ACCEL_KIND), $(basename "$SCRIPT"), results in $OU
 # watchdog off it.  The static key is still set once at boot (a late
 # initcall): a boot that dies before the guest script starts is not a test
 # result and is retried, twice at most.
-for attempt in 1 2 3; do
+#
+# guest DIR SMP MEMORY NET...: boot one guest on the results folder DIR
+# with the QEMU network options NET (-nic none for none); its status.
+guest() {
+	local dir=$1 smp=$2 mem=$3 attempt qrc rc logf pat
+	shift 3
+	for attempt in 1 2 3; do
+		set +e
+		timeout --foreground -k 10 "$TMO" qemu-system-x86_64 \
+			"${ACCEL[@]}" -machine pc -smp "$smp" -m "$mem" \
+			-nographic -no-reboot "$@" \
+			-kernel "$KIMG" -initrd "$INITRD" \
+			-append "console=ttyS0 panic=-1 mitigations=off tsc=reliable $APPEND" \
+			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+			-virtfs local,path="$KMODS",mount_tag=kmods,security_model=none,readonly=on \
+			-virtfs local,path="$dir",mount_tag=outdir,security_model=none \
+			-device virtio-rng-pci </dev/null 2>&1 |
+			if [ $VERBOSE = 1 ]; then tee "$dir/console.log"; else cat >"$dir/console.log"; fi
+		qrc=${PIPESTATUS[0]}
+		set -e
+		grep -q 'VHCA-VM: guest script start' "$dir/console.log" && break
+		[ $attempt = 3 ] && break
+		cp "$dir/console.log" "$dir/console-boot-failure-$attempt.log"
+		log "VM: the kernel died during boot (attempt $attempt); booting again"
+	done
+
+	rc=$(sed -n 's/^VHCA-VM: EXIT=\([0-9]*\).*/\1/p' "$dir/console.log" | tail -1)
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		log "VM: timed out after $TMO s (console: $dir/console.log)"
+		rc=124
+	elif [ -z "$rc" ]; then
+		log "VM: the guest died before reporting (console: $dir/console.log):"
+		grep -E 'Kernel panic|BUG:|Oops|VHCA-VM:' "$dir/console.log" | head -20 >&2 || true
+		rc=125
+	fi
+
+	# Any report of the kernel's checkers (or a WARN/BUG anywhere) fails the run.
+	LOGF=$dir/dmesg.txt
+	[ -s "$LOGF" ] || LOGF=$dir/console.log
+	. "$VHCA_TOP/scripts/vm/checkers.sh"
+	pat=$CHECKERS
+	if grep -Eq "$pat" "$LOGF" || [ -s "$dir/kmemleak.txt" ]; then
+		log "VM: kernel checkers reported problems:"
+		{
+			grep -E "$pat" "$LOGF" | head -40
+			head -40 "$dir/kmemleak.txt" 2>/dev/null
+			# The first report whole (RIP, call trace), so that a CI log
+			# that only shows this much still says where it happened.
+			log "VM: the first report with what follows it:"
+			grep -E -m1 -A40 "$pat" "$LOGF"
+		} >&2 || true
+		[ "$rc" != 0 ] || rc=126
+	fi
+	return "$rc"
+}
+
+# A pair of guests (-2): two kernels joined by a QEMU datagram backend on
+# the host's loopback, each with one vCPU (two guests must not put four
+# vCPUs on two cores) and an eth0; the guest script runs in both, with
+# VHCA_ROLE a and b.  Results in OUT/a and OUT/b; the status is the first
+# that is not 0.  UDP needs no start order: each guest sends to the
+# other's port whether or not it is up yet.
+if [ $PAIR = 1 ]; then
+	log "VM: a pair of $KIND kernels $KVER ($ACCEL_KIND), $(basename "$SCRIPT"), results in $OUT/a and $OUT/b"
+	prepare "$OUT/a" a "$@"
+	prepare "$OUT/b" b "$@"
+	port=$((20000 + RANDOM % 20000))
+	dgram() {
+		echo "dgram,id=wire,local.type=inet,local.host=127.0.0.1,local.port=$1,remote.type=inet,remote.host=127.0.0.1,remote.port=$2"
+	}
+	guest "$OUT/a" 1 1536M -netdev "$(dgram $port $((port + 1)))" \
+		-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0a &
+	pa=$!
+	guest "$OUT/b" 1 1536M -netdev "$(dgram $((port + 1)) $port)" \
+		-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0b &
+	pb=$!
 	set +e
-	timeout --foreground -k 10 "$TMO" qemu-system-x86_64 \
-		"${ACCEL[@]}" -machine pc -smp 2 -m 2G \
-		-nographic -no-reboot -nic none \
-		-kernel "$KIMG" -initrd "$INITRD" \
-		-append "console=ttyS0 panic=-1 mitigations=off tsc=reliable $APPEND" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs local,path="$KMODS",mount_tag=kmods,security_model=none,readonly=on \
-		-virtfs local,path="$OUT",mount_tag=outdir,security_model=none \
-		-device virtio-rng-pci </dev/null 2>&1 |
-		if [ $VERBOSE = 1 ]; then tee "$OUT/console.log"; else cat >"$OUT/console.log"; fi
-	qrc=${PIPESTATUS[0]}
+	wait $pa
+	ra=$?
+	wait $pb
+	rb=$?
 	set -e
-	grep -q 'VHCA-VM: guest script start' "$OUT/console.log" && break
-	[ $attempt = 3 ] && break
-	cp "$OUT/console.log" "$OUT/console-boot-failure-$attempt.log"
-	log "VM: the kernel died during boot (attempt $attempt); booting again"
-done
-
-rc=$(sed -n 's/^VHCA-VM: EXIT=\([0-9]*\).*/\1/p' "$OUT/console.log" | tail -1)
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	log "VM: timed out after $TMO s (console: $OUT/console.log)"
-	rc=124
-elif [ -z "$rc" ]; then
-	log "VM: the guest died before reporting (console: $OUT/console.log):"
-	grep -E 'Kernel panic|BUG:|Oops|VHCA-VM:' "$OUT/console.log" | head -20 >&2 || true
-	rc=125
+	[ $ra != 0 ] && exit $ra
+	exit $rb
 fi
-
-# Any report of the kernel's checkers (or a WARN/BUG anywhere) fails the run.
-LOGF=$OUT/dmesg.txt
-[ -s "$LOGF" ] || LOGF=$OUT/console.log
-. "$VHCA_TOP/scripts/vm/checkers.sh"
-pat=$CHECKERS
-if grep -Eq "$pat" "$LOGF" || [ -s "$OUT/kmemleak.txt" ]; then
-	log "VM: kernel checkers reported problems:"
-	{
-		grep -E "$pat" "$LOGF" | head -40
-		head -40 "$OUT/kmemleak.txt" 2>/dev/null
-		# The first report whole (RIP, call trace), so that a CI log
-		# that only shows this much still says where it happened.
-		log "VM: the first report with what follows it:"
-		grep -E -m1 -A40 "$pat" "$LOGF"
-	} >&2 || true
-	[ "$rc" != 0 ] || rc=126
-fi
-exit "$rc"
+log "VM: $KIND kernel $KVER ($ACCEL_KIND), $(basename "$SCRIPT"), results in $OUT"
+prepare "$OUT" "" "$@"
+set +e
+guest "$OUT" 2 2G -nic none
+exit

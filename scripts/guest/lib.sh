@@ -18,6 +18,9 @@ VHCA_KO=$VHCA_BUILD/drivers/infiniband/sw/vhca/vhca.ko
 KTAP_IND=${KTAP_IND:-}
 KTAP_N=0
 NFAIL=0
+# In a pair of guests (vm-run.sh -2), each names its checks "a: ..." or
+# "b: ...".
+KTAP_WHO=${VHCA_ROLE:+$VHCA_ROLE: }
 
 # ktap_line RESULT WHAT [DIAGNOSTIC]: one result line; a "#" in WHAT
 # would start the diagnostic, so it becomes "no.".
@@ -30,31 +33,31 @@ ktap_line() {
 }
 
 pass() {
-	ktap_line ok "$*"
+	ktap_line ok "$KTAP_WHO$*"
 }
 
 fail() {
-	ktap_line "not ok" "$*"
+	ktap_line "not ok" "$KTAP_WHO$*"
 	NFAIL=$((NFAIL + 1))
 }
 
 # skip WHAT REASON: a check that cannot run here.
 skip() {
-	ktap_line ok "$1" "SKIP $2"
+	ktap_line ok "$KTAP_WHO$1" "SKIP $2"
 }
 
 # check DESCRIPTION COMMAND...: the command must succeed.
 check() {
 	_d=$1
 	shift
-	if "$@"; then pass "$_d"; else ktap_line "not ok" "$_d" "rc=$?"; NFAIL=$((NFAIL + 1)); fi
+	if "$@"; then pass "$_d"; else ktap_line "not ok" "$KTAP_WHO$_d" "rc=$?"; NFAIL=$((NFAIL + 1)); fi
 }
 
 # refuse DESCRIPTION COMMAND...: the command must fail.
 refuse() {
 	_d=$1
 	shift
-	if "$@"; then ktap_line "not ok" "$_d" "succeeded"; NFAIL=$((NFAIL + 1)); else pass "$_d"; fi
+	if "$@"; then ktap_line "not ok" "$KTAP_WHO$_d" "succeeded"; NFAIL=$((NFAIL + 1)); else pass "$_d"; fi
 }
 
 # wait_for SECONDS COMMAND...: poll until the command succeeds (the
@@ -236,7 +239,7 @@ relay() {
 		case "$_l" in
 		*" # "*) _rl_d=${_l#* # } _l=${_l%% # *} ;;
 		esac
-		ktap_line "$_rl_r" "$1: $_l" "$_rl_d"
+		ktap_line "$_rl_r" "$KTAP_WHO$1: $_l" "$_rl_d"
 		[ "$_rl_r" = ok ] || NFAIL=$((NFAIL + 1))
 	done <"$2"
 }
