@@ -37,6 +37,25 @@ udp_send() {
 	head -c "$2" /dev/zero | bash -c "cat >/dev/udp/$1/4791"
 }
 
+# udp_in NS: the UDP datagrams received in namespace NS (Udp InDatagrams,
+# which counts a datagram once the encap_rcv of vhca's socket returned).
+udp_in() {
+	ip netns exec "$1" cat /proc/net/snmp | awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2 }'
+}
+
+udp_in_above() {
+	[ "$(udp_in "$1")" -gt "$2" ]
+}
+
+# udp_send_peer ADDRESS BYTES: udp_send to an address of the namespace
+# peer, returning once vhca's socket there has taken the datagram.
+udp_send_peer() {
+	_us=$(udp_in peer)
+	udp_send "$1" "$2"
+	wait_for 5 udp_in_above peer "$_us" ||
+		echo "# udp_send_peer $1 $2: not received in 5 s"
+}
+
 # xmit DEV SGID_INDEX ADDRESS: send an RC ACK through the debugfs hook.
 xmit() {
 	echo "$2 $3" >"/sys/kernel/debug/vhca/$(basename "$(readlink -f $IB/$1/device)")/net_xmit"
@@ -53,95 +72,124 @@ gid6_index() {
 	return 1
 }
 
-# The ICRC of every RoCEv2 frame seen on an interface, recomputed per the
-# RoCEv2 annex (masked IP/UDP/BTH fields, 8 bytes of ones in front).
-cat >$T/icrc.py <<'EOF'
-import socket, struct, sys, zlib
-ifname, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.bind((ifname, 0))
-s.settimeout(30)
-open(out, "w").write("ready\n")
-seen = 0
-while seen < count:
-    f = s.recv(65535)
-    et, ip = struct.unpack("!H", f[12:14])[0], f[14:]
-    if et == 0x0800 and ip[9] == 17:
-        nh = bytearray(ip[:20]); nh[1] = 0xff; nh[8] = 0xff; nh[10:12] = b"\xff\xff"
-        tot = struct.unpack("!H", ip[2:4])[0]
-        udp, ver = ip[20:tot], 4
-    elif et == 0x86dd and ip[6] == 17:
-        nh = bytearray(ip[:40]); nh[0:4] = b"\x6f\xff\xff\xff"; nh[7] = 0xff
-        udp, ver = ip[40:40 + struct.unpack("!H", ip[4:6])[0]], 6
-    else:
-        continue
-    if struct.unpack("!H", udp[2:4])[0] != 4791:
-        continue
-    uh = bytearray(udp[:8]); uh[6:8] = b"\xff\xff"
-    ib = bytearray(udp[8:]); ib[4] = 0xff
-    icrc = zlib.crc32(b"\xff" * 8 + bytes(nh) + bytes(uh) + bytes(ib[:-4]))
-    ok = icrc == struct.unpack("<I", bytes(ib[-4:]))[0]
-    with open(out, "a") as o:
-        o.write("v%d opcode 0x%02x sport %d icrc %s\n" %
-                (ver, ib[0], struct.unpack("!H", udp[0:2])[0], "ok" if ok else "BAD"))
-    seen += 1
-EOF
+# icrc_py: $T/icrc.py, which prints the ICRC of every RoCEv2 frame seen on
+# an interface, recomputed per the RoCEv2 annex (masked IP/UDP/BTH fields,
+# 8 bytes of ones in front).
+icrc_py() {
+	cat >$T/icrc.py <<-'EOF'
+	import socket, struct, sys, zlib
+	ifname, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+	s.bind((ifname, 0))
+	s.settimeout(30)
+	open(out, "w").write("ready\n")
+	seen = 0
+	while seen < count:
+	    f = s.recv(65535)
+	    et, ip = struct.unpack("!H", f[12:14])[0], f[14:]
+	    if et == 0x0800 and ip[9] == 17:
+	        nh = bytearray(ip[:20]); nh[1] = 0xff; nh[8] = 0xff; nh[10:12] = b"\xff\xff"
+	        tot = struct.unpack("!H", ip[2:4])[0]
+	        udp, ver = ip[20:tot], 4
+	    elif et == 0x86dd and ip[6] == 17:
+	        nh = bytearray(ip[:40]); nh[0:4] = b"\x6f\xff\xff\xff"; nh[7] = 0xff
+	        udp, ver = ip[40:40 + struct.unpack("!H", ip[4:6])[0]], 6
+	    else:
+	        continue
+	    if struct.unpack("!H", udp[2:4])[0] != 4791:
+	        continue
+	    uh = bytearray(udp[:8]); uh[6:8] = b"\xff\xff"
+	    ib = bytearray(udp[8:]); ib[4] = 0xff
+	    icrc = zlib.crc32(b"\xff" * 8 + bytes(nh) + bytes(uh) + bytes(ib[:-4]))
+	    ok = icrc == struct.unpack("<I", bytes(ib[-4:]))[0]
+	    with open(out, "a") as o:
+	        o.write("v%d opcode 0x%02x sport %d icrc %s\n" %
+	                (ver, ib[0], struct.unpack("!H", udp[0:2])[0], "ok" if ok else "BAD"))
+	    seen += 1
+	EOF
+}
 
-check "insmod vhca.ko (with its dependencies)" load_vhca
-check "no listener on 4791 before any device" test "$(listeners)" = 0
+# peer_ns: the namespace peer, a second host: veth2 (10.0.1.1) here, its end
+# veth3 (10.0.1.2) there.
+peer_ns() {
+	ip netns add peer
+	ip link add veth2 type veth peer name veth3
+	ip link set veth3 netns peer
+	ip addr add 10.0.1.1/24 dev veth2
+	ip link set veth2 up
+	ip netns exec peer ip addr add 10.0.1.2/24 dev veth3
+	ip netns exec peer ip link set lo up
+	ip netns exec peer ip link set veth3 up
+}
 
-# ---- one socket per namespace, shared by its devices
-veth_pair veth0 veth1 10.0.0.1 10.0.0.2
-ip netns add peer
-ip link add veth2 type veth peer name veth3
-ip link set veth3 netns peer
-ip addr add 10.0.1.1/24 dev veth2
-ip link set veth2 up
-ip netns exec peer ip addr add 10.0.1.2/24 dev veth3
-ip netns exec peer ip link set lo up
-ip netns exec peer ip link set veth3 up
+# vhca2_peer: vhca2 on veth3 in the namespace peer.
+vhca2_peer() {
+	check "ip netns exec peer rdma link add vhca2 netdev veth3" \
+		ip netns exec peer rdma link add vhca2 type vhca netdev veth3
+}
 
-check "rdma link add vhca0 netdev veth0" rdma link add vhca0 type vhca netdev veth0
-check "one listener on 4791 with one device" test "$(listeners)" = 1
-check "rdma link add vhca1 netdev veth1" rdma link add vhca1 type vhca netdev veth1
-ss -Huln 'sport = :4791'
-check "still one listener with two devices in the namespace" test "$(listeners)" = 1
-check "no listener in the second namespace yet" test "$(listeners peer)" = 0
-check "ip netns exec peer rdma link add vhca2 netdev veth3" \
-	ip netns exec peer rdma link add vhca2 type vhca netdev veth3
-check "one listener in the second namespace" test "$(listeners peer)" = 1
-check "still one listener in the initial namespace" test "$(listeners)" = 1
-check "rdma link delete vhca0" rdma link delete vhca0
-check "the socket stays while vhca1 uses it" test "$(listeners)" = 1
-check "rdma link delete vhca1" rdma link delete vhca1
-check "removing the last device of the namespace closes its socket" test "$(listeners)" = 0
-check "the second namespace keeps its socket" test "$(listeners peer)" = 1
+# One socket per namespace, shared by its devices, closed by the last.
+sockets() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	check "no listener on 4791 before any device" test "$(listeners)" = 0
+	veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+	peer_ns
+	check "rdma link add vhca0 netdev veth0" rdma link add vhca0 type vhca netdev veth0
+	check "one listener on 4791 with one device" test "$(listeners)" = 1
+	check "rdma link add vhca1 netdev veth1" rdma link add vhca1 type vhca netdev veth1
+	ss -Huln 'sport = :4791'
+	check "still one listener with two devices in the namespace" test "$(listeners)" = 1
+	check "no listener in the second namespace yet" test "$(listeners peer)" = 0
+	vhca2_peer
+	check "one listener in the second namespace" test "$(listeners peer)" = 1
+	check "still one listener in the initial namespace" test "$(listeners)" = 1
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "the socket stays while vhca1 uses it" test "$(listeners)" = 1
+	check "rdma link delete vhca1" rdma link delete vhca1
+	check "removing the last device of the namespace closes its socket" test "$(listeners)" = 0
+	check "the second namespace keeps its socket" test "$(listeners peer)" = 1
+}
+scenario sockets sockets 60
 
-# ---- receive: counted on the device owning the destination address
-check "GID table of vhca2 holds 10.0.1.2" \
-	wait_for 5 has_gid vhca2 0000:0000:0000:0000:0000:ffff:0a00:0102
-rx0=$(counter vhca2 rx_packets)
-udp_send 10.0.1.2 20
-check "a 20-byte datagram to 10.0.1.2:4791 counts as one packet on vhca2" \
-	wait_for 5 test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
-check "... and 20 bytes" test "$(counter vhca2 rx_bytes)" = 20
-udp_send 10.0.1.2 15
-sleep 0.5
-check "a datagram shorter than BTH + ICRC is dropped" test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
-ip link add veth4 type veth peer name veth5
-ip link set veth5 netns peer
-ip addr add 10.0.2.1/24 dev veth4
-ip link set veth4 up
-ip netns exec peer ip addr add 10.0.2.2/24 dev veth5
-ip netns exec peer ip link set veth5 up
-udp_send 10.0.2.2 20
-sleep 0.5
-check "a datagram to an address no vhca device owns is dropped" \
-	test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
-ip link del veth4
+# Receive from the wire: a datagram counted on the device owning its
+# destination address, too short or unowned ones dropped.
+rdma_wire() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	peer_ns
+	vhca2_peer
+	check "GID table of vhca2 holds 10.0.1.2" \
+		wait_for 5 has_gid vhca2 0000:0000:0000:0000:0000:ffff:0a00:0102
+	rx0=$(counter vhca2 rx_packets)
+	udp_send 10.0.1.2 20
+	check "a 20-byte datagram to 10.0.1.2:4791 counts as one packet on vhca2" \
+		wait_for 5 test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
+	check "... and 20 bytes" test "$(counter vhca2 rx_bytes)" = 20
+	udp_send_peer 10.0.1.2 15
+	check "a datagram shorter than BTH + ICRC is dropped" test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
+	ip link add veth4 type veth peer name veth5
+	ip link set veth5 netns peer
+	ip addr add 10.0.2.1/24 dev veth4
+	ip link set veth4 up
+	ip netns exec peer ip addr add 10.0.2.2/24 dev veth5
+	ip netns exec peer ip link set veth5 up
+	udp_send_peer 10.0.2.2 20
+	check "a datagram to an address no vhca device owns is dropped" \
+		test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
+}
+scenario rdma-wire rdma_wire 60
 
-# ---- transmit (test build only): ACKs through the debugfs hook
-if ls /sys/kernel/debug/vhca/*/net_xmit >/dev/null 2>&1; then
+# Transmit (test build only): ACKs through the debugfs hook, between
+# namespaces over IPv4 and IPv6, to another port of this namespace and to
+# the port's own address.
+xmit_acks() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+	peer_ns
+	vhca2_peer
+	if ! ls /sys/kernel/debug/vhca/*/net_xmit >/dev/null 2>&1; then
+		skip "transmit" "no net_xmit hook in this build (the debug build has it)"
+		return
+	fi
 	check "rdma link add vhca0 netdev veth2" rdma link add vhca0 type vhca netdev veth2
 	check "rdma link add vhca1 netdev veth0" rdma link add vhca1 type vhca netdev veth0
 	ip addr add 2001:db8:1::1/64 dev veth2 nodad
@@ -156,6 +204,8 @@ if ls /sys/kernel/debug/vhca/*/net_xmit >/dev/null 2>&1; then
 	i6=$(gid6_index vhca0 2001:db8:1::1)
 	rx0=$(counter vhca2 rx_packets)
 	rb0=$(counter vhca2 rx_bytes)
+	icrc_py
+	rm -f $T/icrc.out
 	ip netns exec peer /usr/bin/python3 $T/icrc.py veth3 2 $T/icrc.out &
 	wait_for 10 grep -qs ready $T/icrc.out
 	check "net_xmit: an ACK from vhca0 to 10.0.1.2 (IPv4)" xmit vhca0 "$i4" 10.0.1.2
@@ -187,66 +237,77 @@ if ls /sys/kernel/debug/vhca/*/net_xmit >/dev/null 2>&1; then
 	refuse "net_xmit: IPv4 source to IPv6 destination is refused" \
 		xmit vhca0 "$i4" 2001:db8:1::2
 	check "the refused send is not counted" test "$(counter vhca0 tx_packets)" = 3
-	rdma link delete vhca3
-	rdma link delete vhca1
-	rdma link delete vhca0
-else
-	echo "SKIP: transmit: no net_xmit hook in this build (the debug build has it)"
-fi
+}
+scenario xmit xmit_acks 60
 
-# ---- rmmod and namespace removal
-check "rmmod vhca with a live device in the second namespace" rmmod vhca
-check "rmmod left no socket in the second namespace" test "$(listeners peer)" = 0
-check "rmmod left no socket in the initial namespace" test "$(listeners)" = 0
-check "rmmod left nothing behind" no_vhca_left
-check "insmod vhca.ko again" load_vhca
-check "rdma link add vhca2 in the second namespace again" \
-	ip netns exec peer rdma link add vhca2 type vhca netdev veth3
-check "one listener there" test "$(listeners peer)" = 1
-ip netns del peer
-check "ip netns del with a live device removes it" wait_for 30 no_vhca_left
+# rmmod with a live device in a second namespace, then namespace removal
+# with a live device.
+rmmod_netns() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	peer_ns
+	vhca2_peer
+	check "rmmod vhca with a live device in the second namespace" rmmod vhca
+	check "rmmod left no socket in the second namespace" test "$(listeners peer)" = 0
+	check "rmmod left no socket in the initial namespace" test "$(listeners)" = 0
+	check "rmmod left nothing behind" no_vhca_left
+	check "insmod vhca.ko again" load_vhca
+	check "rdma link add vhca2 in the second namespace again" \
+		ip netns exec peer rdma link add vhca2 type vhca netdev veth3
+	check "one listener there" test "$(listeners peer)" = 1
+	ip netns del peer
+	check "ip netns del with a live device removes it" wait_for 30 no_vhca_left
+}
+scenario rmmod rmmod_netns 60
 
 # A netdev moved out of the namespace, the namespace deleted at once: the
 # device's removal is still queued while the namespace goes.
-ip netns add mv
-ip link add veth2 type veth peer name veth3
-ip link set veth3 netns mv
-ip netns exec mv ip link set veth3 up
-check "rdma link add vhca3 in namespace mv" ip netns exec mv rdma link add vhca3 type vhca netdev veth3
-ip -n mv link set veth3 netns 1
-ip netns del mv
-check "moving the netdev out and deleting the namespace removes the device" \
-	wait_for 30 no_vhca_left
-check "no listener left in the initial namespace" test "$(listeners)" = 0
-ip link del veth2 2>/dev/null
+netns_move() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	ip netns add mv
+	ip link add veth2 type veth peer name veth3
+	ip link set veth3 netns mv
+	ip netns exec mv ip link set veth3 up
+	check "rdma link add vhca3 in namespace mv" ip netns exec mv rdma link add vhca3 type vhca netdev veth3
+	ip -n mv link set veth3 netns 1
+	ip netns del mv
+	check "moving the netdev out and deleting the namespace removes the device" \
+		wait_for 30 no_vhca_left
+	check "no listener left in the initial namespace" test "$(listeners)" = 0
+}
+scenario netns-move netns_move 60
 
-# ---- port 4791 taken by rdma_rxe in the initial namespace
-check "modprobe rdma_rxe" modprobe rdma_rxe
-check "rdma_rxe listens on 4791 in the initial namespace" test "$(listeners)" -ge 1
-mark_dmesg
-refuse "rdma link add vhca0 in the initial namespace fails" \
-	sh -c 'rdma link add vhca0 type vhca netdev veth0 2>'$T/err
-cat $T/err
-check "... with EADDRINUSE" grep -q 'Address already in use' $T/err
-ns=$(readlink /proc/self/ns/net)
-dmesg | tail -n +$((_mark + 1)) >$T/log
-cat $T/log
-check "... with one kernel log line" test "$(grep -c vhca $T/log)" = 1
-check "... naming port 4791 and namespace $ns" \
-	grep -qF "vhca0: UDP port 4791 is in use in network namespace $ns" $T/log
-check "... and nothing is left behind" no_vhca_left
-ip netns add peer
-ip link set veth1 netns peer
-ip netns exec peer ip link set veth1 up
-check "in a second namespace rdma link add works" \
-	ip netns exec peer rdma link add vhca1 type vhca netdev veth1
-check "one vhca listener there" test "$(listeners peer)" = 1
-check "rdma link delete vhca1" rdma link delete vhca1
-check "rmmod vhca" rmmod vhca
-check "rmmod rdma_rxe" rmmod rdma_rxe
-ip netns del peer
-ip link del veth0
+# Port 4791 taken by rdma_rxe in the initial namespace: EADDRINUSE and one
+# kernel log line there, a second namespace still works.  The kernel log
+# of the whole boot has no buffer left over at a removal.
+rxe_port() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	veth_pair veth0 veth1 10.0.0.1 10.0.0.2
+	check "modprobe rdma_rxe" modprobe rdma_rxe
+	check "rdma_rxe listens on 4791 in the initial namespace" test "$(listeners)" -ge 1
+	mark_dmesg
+	refuse "rdma link add vhca0 in the initial namespace fails" \
+		sh -c 'rdma link add vhca0 type vhca netdev veth0 2>'$T/err
+	cat $T/err
+	check "... with EADDRINUSE" grep -q 'Address already in use' $T/err
+	ns=$(readlink /proc/self/ns/net)
+	dmesg | tail -n +$((_mark + 1)) >$T/log
+	cat $T/log
+	check "... with one kernel log line" test "$(grep -c vhca $T/log)" = 1
+	check "... naming port 4791 and namespace $ns" \
+		grep -qF "vhca0: UDP port 4791 is in use in network namespace $ns" $T/log
+	check "... and nothing is left behind" no_vhca_left
+	ip netns add peer
+	ip link set veth1 netns peer
+	ip netns exec peer ip link set veth1 up
+	check "in a second namespace rdma link add works" \
+		ip netns exec peer rdma link add vhca1 type vhca netdev veth1
+	check "one vhca listener there" test "$(listeners peer)" = 1
+	check "rdma link delete vhca1" rdma link delete vhca1
+	check "rmmod vhca" rmmod vhca
+	check "rmmod rdma_rxe" rmmod rdma_rxe
+	check "no coherent buffer outstanding at any removal" \
+		sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+scenario rxe-port rxe_port 60
 
-check "no coherent buffer outstanding at any removal" \
-	sh -c '! dmesg | grep -q "outstanding at removal"'
-finish
+run_scenarios "$@"
