@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest: UD QPs, the GSI QP and the RDMA CM between two vhca ports, the
-# second in a namespace of its own (a second host).
+# second in a namespace of its own (a second host), then both in one.
 . "$VHCA_TOP/scripts/guest/lib.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
@@ -9,38 +9,32 @@ T=/tmp/cm-test
 mkdir -p $T
 P="ip netns exec peer"
 
-check "insmod vhca.ko" load_vhca
-modprobe rdma_ucm 2>/dev/null
-peer_host
-check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-	"rdma link add vhca0 type vhca netdev veth0 && $P rdma link add vhca1 type vhca netdev veth1"
-port_gids
+# two_ns: vhca0 here, vhca1 in the namespace peer, a second host.
+two_ns() {
+	check "insmod vhca.ko" load_vhca
+	modprobe rdma_ucm 2>/dev/null
+	peer_host
+	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+		"rdma link add vhca0 type vhca netdev veth0 && $P rdma link add vhca1 type vhca netdev veth1"
+	port_gids
+}
 
-for args in "-s 1024" "-s 1 -n 2000" "-e -s 512"; do
-	check "ibv_ud_pingpong $args" pair "ud$(echo "$args" | tr -d ' -')" \
-		"ibv_ud_pingpong -d vhca0 -g $G0 $args" \
-		"$P ibv_ud_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
-done
+# one_ns: vhca0 on veth0 and vhca1 on veth1, both here (the core needs
+# accept_local, rp_filter 0: local_pair).
+one_ns() {
+	local_pair
+	check "rdma link add vhca0, vhca1 (one namespace)" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+}
+
+# vhca_ud, the project's UD program, its results relayed.
 ud_prog() {
 	timeout 120 $VHCA_TOP/build/tests/vhca_ud vhca0 $G0 vhca1 $G1 >$T/ud.out 2>&1
 	_r=$?
 	relay "vhca_ud$1" $T/ud.out
 	check "vhca_ud$1 exits 0" test $_r = 0
 }
-ud_prog ""
-check "the datagram with the wrong Q_Key was counted as dropped" \
-	test "$(counter vhca1 ud_drops peer)" = 1
-check "ibv_srq_pingpong -q 4" pair srq \
-	"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
-	"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
-check "rping -v -V" pair rping \
-	"rping -s -a 10.0.0.1 -v -V -C 20" \
-	"$P rping -c -a 10.0.0.1 -v -V -C 20"
-check "ucmatose" pair ucmatose "ucmatose" "$P ucmatose -s 10.0.0.1"
-check "udaddy" pair udaddy "udaddy" "$P udaddy -s 10.0.0.1"
-check "rdma_server/rdma_client" pair rdmasc "rdma_server" "$P rdma_client -s 10.0.0.1"
-check "rdma_xserver/rdma_xclient (RC)" pair rdmaxsc "rdma_xserver -c r" \
-	"$P rdma_xclient -s 10.0.0.1 -c r"
 
 # The project's librdmacm program: every byte checked on both sides.
 cm_prog() {
@@ -55,34 +49,90 @@ cm_prog() {
 	relay "vhca_cm$2" $T/cm.cli
 	check "vhca_cm$2: server and client exit 0" test "$_s$_c" = 00
 }
-cm_prog "$P" ""
-rdma statistic show link vhca0/1
-$P rdma statistic show link vhca1/1
-check "rdma link delete vhca0, vhca1" sh -c "rdma link delete vhca0 && $P rdma link delete vhca1"
-ip netns del peer
-ip link del veth0 2>/dev/null
 
-# ---- both ports in one namespace
-local_pair
-check "rdma link add vhca0, vhca1 (one namespace)" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-port_gids
-check "ibv_ud_pingpong (one namespace)" pair ud1 \
-	"ibv_ud_pingpong -d vhca0 -g $G0 -s 1024" \
-	"ibv_ud_pingpong -d vhca1 -g $G1 -s 1024 10.0.0.1"
-check "rping -v -V (one namespace)" pair rping1 \
-	"rping -s -a 10.0.0.1 -v -V -C 20" \
-	"rping -c -a 10.0.0.1 -I 10.0.0.2 -v -V -C 20"
-# rping's READ follows SENDs and WRITEs the peer acknowledged: its response
-# must be taken as it comes, not after a retransmit timeout.
-check "rping on a lossless link needed no retransmission" \
-	test "$(counter vhca0 retransmits)$(counter vhca1 retransmits)" = 00
-rdma statistic show link vhca0/1
-cm_prog "" " (one namespace)"
-ud_prog " (one namespace)"
-rdma statistic show link vhca0/1
-rdma statistic show link vhca1/1
-check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
-check "rmmod vhca" rmmod vhca
-check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
-finish
+# The rdma-core examples between two hosts: ibv_ud_pingpong, ibv_srq_pingpong.
+pingpong() {
+	two_ns
+	for args in "-s 1024" "-s 1 -n 2000" "-e -s 512"; do
+		check "ibv_ud_pingpong $args" pair "ud$(echo "$args" | tr -d ' -')" \
+			"ibv_ud_pingpong -d vhca0 -g $G0 $args" \
+			"$P ibv_ud_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
+	done
+	check "ibv_srq_pingpong -q 4" pair srq \
+		"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
+		"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
+}
+scenario pingpong pingpong 60
+
+# vhca_ud between two hosts; its datagram with a wrong Q_Key is dropped.
+vhca_ud() {
+	two_ns
+	ud_prog ""
+	check "the datagram with the wrong Q_Key was counted as dropped" \
+		test "$(counter vhca1 ud_drops peer)" = 1
+}
+scenario vhca-ud vhca_ud 60
+
+# rping between two hosts, then between two ports of one namespace, where
+# it must need no retransmission.
+rping_pairs() {
+	two_ns
+	check "rping -v -V" pair rping \
+		"rping -s -a 10.0.0.1 -v -V -C 20" \
+		"$P rping -c -a 10.0.0.1 -v -V -C 20"
+	check "rdma link delete vhca0, vhca1" sh -c "rdma link delete vhca0 && $P rdma link delete vhca1"
+	ip netns del peer
+	ip link del veth0 2>/dev/null
+	one_ns
+	check "rping -v -V (one namespace)" pair rping1 \
+		"rping -s -a 10.0.0.1 -v -V -C 20" \
+		"rping -c -a 10.0.0.1 -I 10.0.0.2 -v -V -C 20"
+	# rping's READ follows SENDs and WRITEs the peer acknowledged: its
+	# response must be taken as it comes, not after a retransmit timeout.
+	check "rping on a lossless link needed no retransmission" \
+		test "$(counter vhca0 retransmits)$(counter vhca1 retransmits)" = 00
+	rdma statistic show link vhca0/1
+}
+scenario rping rping_pairs 60
+
+# The librdmacm examples between two hosts.
+cm_tools() {
+	two_ns
+	check "ucmatose" pair ucmatose "ucmatose" "$P ucmatose -s 10.0.0.1"
+	check "udaddy" pair udaddy "udaddy" "$P udaddy -s 10.0.0.1"
+	check "rdma_server/rdma_client" pair rdmasc "rdma_server" "$P rdma_client -s 10.0.0.1"
+	check "rdma_xserver/rdma_xclient (RC)" pair rdmaxsc "rdma_xserver -c r" \
+		"$P rdma_xclient -s 10.0.0.1 -c r"
+}
+scenario cm-tools cm_tools 60
+
+# vhca_cm between two hosts.
+vhca_cm() {
+	two_ns
+	cm_prog "$P" ""
+	rdma statistic show link vhca0/1
+	$P rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c "rdma link delete vhca0 && $P rdma link delete vhca1"
+}
+scenario vhca-cm vhca_cm 60
+
+# Both ports in one namespace: ibv_ud_pingpong, vhca_cm, vhca_ud, and a
+# clean removal.
+one_ns_progs() {
+	check "insmod vhca.ko" load_vhca
+	modprobe rdma_ucm 2>/dev/null
+	one_ns
+	check "ibv_ud_pingpong (one namespace)" pair ud1 \
+		"ibv_ud_pingpong -d vhca0 -g $G0 -s 1024" \
+		"ibv_ud_pingpong -d vhca1 -g $G1 -s 1024 10.0.0.1"
+	cm_prog "" " (one namespace)"
+	ud_prog " (one namespace)"
+	rdma statistic show link vhca0/1
+	rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+	check "rmmod vhca" rmmod vhca
+	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+scenario one-ns one_ns_progs 60
+
+run_scenarios "$@"
