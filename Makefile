@@ -6,7 +6,9 @@
 #                   provider and the test programs
 #   make deps       install every Debian package the project needs
 #   make demo       boot the stock kernel in QEMU, load vhca, bind two ports
-#   make check      every test; ends with "N passed, N failed, N skipped"
+#   make check      every test; ends with "N passed, N failed, N skipped";
+#                   T='GLOBS' runs what they name (make check T='rc/*')
+#   make check-quick  host stages, KUnit, the stock kernel's smoke set
 #   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
 #   make KDIR=/lib/modules/$(uname -r)/build && sudo make install KDIR=...
 #                   build and install for a real host's running kernel
