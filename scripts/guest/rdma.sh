@@ -32,60 +32,75 @@ run() {
 	_s=$?
 	relay "$_n client" $T/$_n.cli
 	relay "$_n server" $T/$_n.srv
-	echo "$_n: $(($(date +%s) - _t0)) s"
+	echo "# $_n: $(($(date +%s) - _t0)) s"
 	check "$_n: the client exits 0 (exit status $_c)" test $_c = 0
 	check "$_n: the server exits 0 (exit status $_s)" test $_s = 0
 }
 
-# total (lib.sh) counts vhca1 in the peer namespace.
-VHCA1_NS=peer
+# two_ns: vhca0 here, vhca1 in the namespace peer, a second host; total
+# (lib.sh) counts vhca1 there.
+two_ns() {
+	check "insmod vhca.ko" load_vhca
+	peer_host
+	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+	VHCA1_NS=peer
+}
 
-check "insmod vhca.ko" load_vhca
+# Two ports in one namespace (the core needs accept_local, rp_filter 0).
+one_namespace() {
+	check "insmod vhca.ko" load_vhca
+	local_pair
+	check "rdma link add vhca0, vhca1" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+	run one-ns 18515 ""
+	rdma statistic show link vhca0/1
+	rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+}
+scenario one-ns one_namespace 60
 
-# ---- two ports in one namespace (the core needs accept_local, rp_filter 0)
-local_pair
-check "rdma link add vhca0, vhca1" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-port_gids
-run one-ns 18515 ""
-rdma statistic show link vhca0/1
-rdma statistic show link vhca1/1
-check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
-ip link del veth0
+# Two hosts: the second port in a namespace of its own, the tests in
+# reverse order.
+two_namespaces() {
+	two_ns
+	run two-ns 18516 "ip netns exec peer" $($PROG list | sed -n '1!G;h;$p')
+	rdma statistic show link vhca0/1
+	ip netns exec peer rdma statistic show link vhca1/1
+}
+scenario two-ns two_namespaces 60
 
-# ---- two hosts: the second port in a namespace of its own
-peer_host
-check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-port_gids
-run two-ns 18516 "ip netns exec peer" $($PROG list | sed -n '1!G;h;$p')
-rdma statistic show link vhca0/1
-ip netns exec peer rdma statistic show link vhca1/1
-
-# ---- the same with loss, reordering, duplication and delay both ways: the
+# The same with loss, reordering, duplication and delay both ways: the
 # data tests (an error test's NAK may be lost, and the retried request then
 # finds the responder in the error state: RETRY_EXC_ERR, a legal outcome).
-check "netem on veth0 and veth1: $NETEM" sh -c \
-	"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
-# One client and server per test, to see each test's counters.
-r=0 n=0 d=0 port=18517
-for t in $($PROG list | grep -v '^err-'); do
-	p0=$(total tx_packets) r0=$(total retransmits) n0=$(total seq_naks)
-	d0=$(total duplicate_requests)
-	run "lossy-$t" $port "ip netns exec peer" "$t"
-	p1=$(($(total tx_packets) - p0)) r1=$(($(total retransmits) - r0))
-	n1=$(($(total seq_naks) - n0)) d1=$(($(total duplicate_requests) - d0))
-	echo "lossy-$t: tx_packets $p1, retransmits $r1, seq_naks $n1, duplicate_requests $d1 (both ports)"
-	r=$((r + r1)) n=$((n + n1)) d=$((d + d1)) port=$((port + 1))
-done
-rdma statistic show link vhca0/1
-ip netns exec peer rdma statistic show link vhca1/1
-echo "lossy runs: retransmits $r, seq_naks $n, duplicate_requests $d (both ports)"
-check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
-check "lossy: sequence NAKs were sent ($n)" test "$n" -gt 0
-check "lossy: duplicate requests were seen ($d)" test "$d" -gt 0
-tc qdisc del dev veth0 root
-check "rmmod vhca" rmmod vhca
-check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
-ip netns del peer
-finish
+# One client and server per test, to see each test's counters.  Then rmmod
+# with the namespace still there.
+lossy() {
+	two_ns
+	check "netem on veth0 and veth1: $NETEM" sh -c \
+		"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
+	r=0 n=0 d=0 port=18517
+	for t in $($PROG list | grep -v '^err-'); do
+		p0=$(total tx_packets) r0=$(total retransmits) n0=$(total seq_naks)
+		d0=$(total duplicate_requests)
+		run "lossy-$t" $port "ip netns exec peer" "$t"
+		p1=$(($(total tx_packets) - p0)) r1=$(($(total retransmits) - r0))
+		n1=$(($(total seq_naks) - n0)) d1=$(($(total duplicate_requests) - d0))
+		echo "# lossy-$t: tx_packets $p1, retransmits $r1, seq_naks $n1, duplicate_requests $d1 (both ports)"
+		r=$((r + r1)) n=$((n + n1)) d=$((d + d1)) port=$((port + 1))
+	done
+	rdma statistic show link vhca0/1
+	ip netns exec peer rdma statistic show link vhca1/1
+	echo "# lossy runs: retransmits $r, seq_naks $n, duplicate_requests $d (both ports)"
+	check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
+	check "lossy: sequence NAKs were sent ($n)" test "$n" -gt 0
+	check "lossy: duplicate requests were seen ($d)" test "$d" -gt 0
+	tc qdisc del dev veth0 root
+	check "rmmod vhca" rmmod vhca
+	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+scenario lossy lossy 200
+
+run_scenarios "$@"
