@@ -18,6 +18,16 @@ BUDGET=/sys/module/vhca/parameters/poll_budget
 
 PAIR_TMO=300
 
+# two_ports: vhca0 on veth0 and vhca1 on veth1, in this namespace.
+two_ports() {
+	check "insmod vhca.ko" load_vhca
+	echo "# poll_budget: $(cat $BUDGET 2>/dev/null) us"
+	local_pair
+	check "rdma link add vhca0, vhca1" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+}
+
 # stream TOOL SIZE COUNT: TOOL (vhca1, the client, sends COUNT messages of
 # SIZE bytes to vhca0); sets KICKS (both ports), SRV_KICKS (vhca0, which only
 # posts receives and polls) and RECS (doorbell records, both ports).
@@ -33,7 +43,7 @@ stream() {
 	KICKS=$((SRV_KICKS + $(counter vhca1 doorbell_syscalls) - _k1))
 	RECS=$(($(counter vhca0 doorbell_records) - _r0 +
 		$(counter vhca1 doorbell_records) - _r1))
-	echo "$1 -s $2: $N sends, $KICKS kicks ($SRV_KICKS by the server), $RECS doorbell records"
+	echo "# $1 -s $2: $N sends, $KICKS kicks ($SRV_KICKS by the server), $RECS doorbell records"
 }
 
 # latency TOOL: 2-byte round trips; prints perftest's result line.
@@ -43,58 +53,67 @@ latency() {
 		pair "$1" "$1 -F -d vhca0 -x $G0 -s 2 -n 1000" \
 		"$1 -F -d vhca1 -x $G1 -s 2 -n 1000 10.0.0.1"
 	grep -E "t_typical|^ *2 " $T/$1.cli
-	echo "$1: $(($(counter vhca0 doorbell_syscalls) + $(counter vhca1 doorbell_syscalls) - _k0)) kicks for 2000 sends"
+	echo "# $1: $(($(counter vhca0 doorbell_syscalls) + $(counter vhca1 doorbell_syscalls) - _k0)) kicks for 2000 sends"
 }
 
-check "insmod vhca.ko" load_vhca
-echo "poll_budget: $(cat $BUDGET 2>/dev/null) us"
-local_pair
-check "rdma link add vhca0, vhca1" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-port_gids
-
-# ---- the default poll budget: the engine watches the doorbell
-for t in ib_write_bw ib_send_bw; do
-	for s in 64 65536; do
-		n=$BIG
-		[ $s = 64 ] && n=5000
-		stream $t $s $n
-		# A stream only sends: its doorbell keeps the poll window (no
-		# message comes in to end it, see vhca_db_expire()) and the
-		# engine takes the WQEs from the doorbell record, even where
-		# each kick completed its request before it returned (local
-		# delivery).  A quarter of the sends at most kick, on the stock
-		# kernel.  The debug kernel's counts are printed: there a
-		# post_send comes over poll_budget after the previous one
-		# completed more often (a run: 500 kicks for 500 SENDs of 64
-		# KiB, 1 to 53 for the other streams).
-		if [ "$VHCA_KERNEL" != debug ]; then
-			check "$t -s $s: kicks ($KICKS) < sends / 4" \
-				test $KICKS -lt $((N / 4))
-			check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
-				test $RECS -gt 0
-		fi
-		[ $t = ib_send_bw ] &&
-			check "$t -s $s: the receiving side (post_recv, poll_cq) never kicked" \
-				test $SRV_KICKS = 0
+# The default poll budget: the engine watches the doorbell.
+streams() {
+	two_ports
+	for t in ib_write_bw ib_send_bw; do
+		for s in 64 65536; do
+			n=$BIG
+			[ $s = 64 ] && n=5000
+			stream $t $s $n
+			# A stream only sends: its doorbell keeps the poll
+			# window (no message comes in to end it, see
+			# vhca_db_expire()) and the engine takes the WQEs from
+			# the doorbell record, even where each kick completed
+			# its request before it returned (local delivery).  A
+			# quarter of the sends at most kick, on the stock
+			# kernel.  The debug kernel's counts are printed: there
+			# a post_send comes over poll_budget after the previous
+			# one completed more often (a run: 500 kicks for 500
+			# SENDs of 64 KiB, 1 to 53 for the other streams).
+			if [ "$VHCA_KERNEL" != debug ]; then
+				check "$t -s $s: kicks ($KICKS) < sends / 4" \
+					test $KICKS -lt $((N / 4))
+				check "$t -s $s: the engine took WQEs from the doorbell ($RECS records)" \
+					test $RECS -gt 0
+			fi
+			[ $t = ib_send_bw ] &&
+				check "$t -s $s: the receiving side (post_recv, poll_cq) never kicked" \
+					test $SRV_KICKS = 0
+		done
 	done
-done
-latency ib_write_lat
-latency ib_send_lat
+}
+scenario streams streams 120
 
-# ---- poll_budget 0: NEEDS_WAKEUP always set, every post_send kicks
-check "poll_budget=0" sh -c "echo 0 >$BUDGET"
-for t in ib_write_bw ib_send_bw; do
-	stream $t 64 5000
-	check "$t -s 64, poll_budget 0: kicks ($KICKS) >= sends ($N)" test $KICKS -ge $N
-done
-latency ib_write_lat
-latency ib_send_lat
+# 2-byte round trips at the default poll budget, their kicks printed.
+latencies() {
+	two_ports
+	latency ib_write_lat
+	latency ib_send_lat
+}
+scenario latency latencies 60
 
-rdma statistic show link vhca0/1
-rdma statistic show link vhca1/1
-check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
-ip link del veth0
-check "rmmod vhca" rmmod vhca
-check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
-finish
+# poll_budget 0: NEEDS_WAKEUP always set, every post_send kicks.  Then the
+# devices and the module go.
+budget_zero() {
+	two_ports
+	check "poll_budget=0" sh -c "echo 0 >$BUDGET"
+	for t in ib_write_bw ib_send_bw; do
+		stream $t 64 5000
+		check "$t -s 64, poll_budget 0: kicks ($KICKS) >= sends ($N)" test $KICKS -ge $N
+	done
+	latency ib_write_lat
+	latency ib_send_lat
+	rdma statistic show link vhca0/1
+	rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+	ip link del veth0
+	check "rmmod vhca" rmmod vhca
+	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+scenario budget-zero budget_zero 90
+
+run_scenarios "$@"
