@@ -110,6 +110,8 @@ timed() {
 merge() {
 	local kind name diag
 	while IFS=$'\t' read -r kind name diag; do
+		# KUnit runs in the debug kernel, and is named kunit/SUITE/CASE.
+		name=${name/#debug\/kunit/kunit}
 		case $kind in
 		time) timed "$name" "$diag" ;;
 		*) result "$kind" "$name" "$diag" ;;

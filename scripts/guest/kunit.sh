@@ -24,8 +24,9 @@ if ! insmod "$KO"; then
 	exit 1
 fi
 # The kernel log from the suites' version line on, without timestamps.
+# "# Subtest: kunit" names the level the suites are in.
 dmesg_since "$t0" | sed 's/^\[[^]]*\] //' | sed -n '/^KTAP version 1$/,$p' |
-	sed "s/^/$KTAP_IND/" | tee /tmp/kunit.ktap
+	sed '1a # Subtest: kunit' | sed "s/^/$KTAP_IND/" | tee /tmp/kunit.ktap
 rmmod vhca_kunit
 # The module's own verdict: every top-level suite result ok.
 ! grep -q "^${KTAP_IND}not ok " /tmp/kunit.ktap && grep -q "^${KTAP_IND}ok " /tmp/kunit.ktap
