@@ -15,6 +15,8 @@ mkdir -p $T
 FW=/sys/module/vhca/parameters/force_wire
 
 PAIR_TMO=300
+PEER= VHCA1_NS=
+PORT=18600
 
 # udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6).
 udp_in() {
@@ -49,7 +51,7 @@ measure() {
 	L=$(($(total local_tx_packets) - L0)) R=$(($(total local_rx_packets) - R0))
 	P=$(($(total tx_packets) - P0)) U=$(($(both udp_in) - U0))
 	I=$(($(both if_tx) - I0))
-	echo "$1: tx_packets $P, local_tx_packets $L, local_rx_packets $R, UDP datagrams received $U, interface packets sent $I"
+	echo "# $1: tx_packets $P, local_tx_packets $L, local_rx_packets $R, UDP datagrams received $U, interface packets sent $I"
 }
 
 # is_local NAME: what the last run sent was all delivered in the kernel.
@@ -85,13 +87,28 @@ runs() {
 		is_$1 "ibv_rc_pingpong $args ($2)"
 	done
 	snap
-	check "vhca_rdma ($2)" pair "rdma-$F" \
-		"$PROG server vhca0 $G0 $PORT" \
-		"$3 $PROG client vhca1 $G1 10.0.0.1 $PORT"
+	check "vhca_rdma ($2)" rdma_pair "rdma-$F" "$3"
 	relay "vhca_rdma ($2) client" $T/rdma-$F.cli
 	relay "vhca_rdma ($2) server" $T/rdma-$F.srv
 	is_$1 "vhca_rdma ($2)"
 	PORT=$((PORT + 1))
+}
+
+# rdma_pair NAME PREFIX: vhca_rdma, the server on vhca0, the client on
+# vhca1 (under PREFIX) once the server listens on TCP port PORT; both must
+# exit 0 within PAIR_TMO seconds.  (Not pair: its ends of the programs'
+# output would put their KTAP lines at the wrong level.)
+rdma_pair() {
+	_rp_t0=$(date +%s)
+	timeout $PAIR_TMO $PROG server vhca0 $G0 $PORT >$T/$1.srv 2>&1 &
+	_rp_p=$!
+	wait_for 30 listening $PORT
+	timeout $PAIR_TMO $2 $PROG client vhca1 $G1 10.0.0.1 $PORT >$T/$1.cli 2>&1
+	_rp_c=$?
+	wait $_rp_p
+	_rp_s=$?
+	echo "# $1: $(($(date +%s) - _rp_t0)) s, server exit $_rp_s, client exit $_rp_c"
+	[ $_rp_c = 0 ] && [ $_rp_s = 0 ]
 }
 
 # bw LABEL PREFIX: ib_write_bw 64 KiB x 500, its bandwidth printed.
@@ -99,89 +116,122 @@ bw() {
 	check "ib_write_bw 64 KiB ($1)" pair "bw-$1" \
 		"ib_write_bw -F -d vhca0 -x $G0 -s 65536 -n 500" \
 		"$2 ib_write_bw -F -d vhca1 -x $G1 -s 65536 -n 500 10.0.0.1"
-	echo "ib_write_bw 64 KiB ($1): $(awk '$1 == 65536 { print $4 " MB/s" }' $T/bw-$1.cli)"
+	echo "# ib_write_bw 64 KiB ($1): $(awk '$1 == 65536 { print $4 " MB/s" }' $T/bw-$1.cli)"
 }
 
-PEER= VHCA1_NS=
-PORT=18600
-check "insmod vhca.ko" load_vhca
-check "force_wire is off by default" test "$(cat $FW)" = N
+# one_ns: vhca0 on veth0 and vhca1 on veth1, both here (the core needs
+# accept_local, rp_filter 0: local_pair).
+one_ns() {
+	check "insmod vhca.ko" load_vhca
+	local_pair
+	check "rdma link add vhca0, vhca1" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+}
 
-# ---- two ports in one namespace: delivered in the kernel
-local_pair
-check "rdma link add vhca0, vhca1" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-port_gids
-runs local "one namespace" "" 500
-snap
-check "ibv_rc_pingpong on one port (vhca0 to itself)" pair pp-self \
-	"ibv_rc_pingpong -d vhca0 -g $G0" \
-	"ibv_rc_pingpong -d vhca0 -g $G0 10.0.0.1"
-is_local "ibv_rc_pingpong on one port"
-bw local ""
-rdma statistic show link vhca0/1
-rdma statistic show link vhca1/1
+# Two ports in one namespace: delivered in the kernel.
+local_runs() {
+	check "insmod vhca.ko" load_vhca
+	check "force_wire is off by default" test "$(cat $FW)" = N
+	local_pair
+	check "rdma link add vhca0, vhca1" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+	runs local "one namespace" "" 500
+	bw local ""
+	rdma statistic show link vhca0/1
+	rdma statistic show link vhca1/1
+}
+scenario runs local_runs 100
 
-# ---- the same with force_wire: through the IP stack and the socket
-check "echo 1 > force_wire" sh -c "echo 1 >$FW"
-# The wire between two ports of one namespace is lo, where the debug kernel
+# Two QPs of one port (vhca1 there too, unused).
+self() {
+	one_ns
+	snap
+	check "ibv_rc_pingpong on one port (vhca0 to itself)" pair pp-self \
+		"ibv_rc_pingpong -d vhca0 -g $G0" \
+		"ibv_rc_pingpong -d vhca0 -g $G0 10.0.0.1"
+	is_local "ibv_rc_pingpong on one port"
+}
+scenario self self 40
+
+# The same with force_wire: through the IP stack and the socket.  The wire
+# between two ports of one namespace is lo, where the debug kernel
 # retransmits a lot: fewer 64 KiB messages there.
-runs wire "one namespace, force_wire" "" 100
-bw force_wire ""
-check "echo 0 > force_wire" sh -c "echo 0 >$FW"
+force_wire() {
+	one_ns
+	check "echo 1 > force_wire" sh -c "echo 1 >$FW"
+	runs wire "one namespace, force_wire" "" 100
+	bw force_wire ""
+	check "echo 0 > force_wire" sh -c "echo 0 >$FW"
+}
+scenario force-wire force_wire 100
 
-# ---- removal while packets are being delivered locally
+# rdma link delete while ib_write_bw is being delivered locally.
 # local_grown: local deliveries since snap are in the thousands.
 local_grown() {
 	test $(($(total local_tx_packets) - L0)) -gt 2000
 }
+delete_busy() {
+	one_ns
+	snap
+	timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
+	S1=$!
+	wait_for 30 listening 18515
+	timeout 120 ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
+	C1=$!
+	check "ib_write_bw -D 30 is delivering locally" wait_for 60 local_grown
+	check "rdma link delete vhca1 under local traffic" rdma link delete vhca1
+	wait $C1
+	check "the client on the deleted device ends" test $? -ne 124
+	wait $S1
+	check "its peer ends too" test $? -ne 124
+	cat $T/del.srv $T/del.cli
+	check "rdma link delete vhca0" rdma link delete vhca0
+}
+scenario delete-busy delete_busy 60
 
-snap
-timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
-S1=$!
-wait_for 30 listening 18515
-timeout 120 ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
-C1=$!
-check "ib_write_bw -D 30 is delivering locally" wait_for 60 local_grown
-check "rdma link delete vhca1 under local traffic" rdma link delete vhca1
-wait $C1
-check "the client on the deleted device ends" test $? -ne 124
-wait $S1
-check "its peer ends too" test $? -ne 124
-cat $T/del.srv $T/del.cli
-check "rdma link delete vhca0" rdma link delete vhca0
-ip link del veth0
+# Two namespaces: the wire regardless.
+two_ns() {
+	check "insmod vhca.ko" load_vhca
+	peer_host
+	PEER="ip netns exec peer" VHCA1_NS=peer
+	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+	runs wire "two namespaces" "ip netns exec peer" 100
+	rdma statistic show link vhca0/1
+	ip netns exec peer rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c \
+		'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
+}
+scenario two-ns two_ns 90
 
-# ---- two namespaces: the wire regardless
-peer_host
-PEER="ip netns exec peer" VHCA1_NS=peer
-check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-port_gids
-runs wire "two namespaces" "ip netns exec peer" 100
-rdma statistic show link vhca0/1
-ip netns exec peer rdma statistic show link vhca1/1
-check "rdma link delete vhca0, vhca1" sh -c \
-	'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
-ip netns del peer
-PEER= VHCA1_NS=
+# rmmod while a pingpong on one port is being delivered locally.
+rmmod_busy() {
+	check "insmod vhca.ko" load_vhca
+	local_pair
+	check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
+	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
+	G0=$(gid_index vhca0 10.0.0.1)
+	timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
+	S2=$!
+	wait_for 30 listening 18515
+	l0=$(counter vhca0 local_tx_packets)
+	timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
+	C2=$!
+	# Delivering once the two QPs exchanged their first hundred packets.
+	flowing() {
+		[ $(($(counter vhca0 local_tx_packets) - l0)) -gt 100 ]
+	}
+	check "ibv_rc_pingpong -e traffic on vhca0, delivered locally" wait_for 60 flowing
+	check "rmmod vhca with ibv_rc_pingpong -e running on one port" rmmod vhca
+	wait $S2
+	check "the pingpong server ends" test $? -ne 124
+	wait $C2
+	check "the pingpong client ends" test $? -ne 124
+	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+scenario rmmod-busy rmmod_busy 30
 
-# ---- rmmod while a pingpong on one port is being delivered locally
-local_pair
-check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
-wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
-G0=$(gid_index vhca0 10.0.0.1)
-timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
-S2=$!
-wait_for 30 listening 18515
-timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
-C2=$!
-sleep 5
-check "rmmod vhca with ibv_rc_pingpong -e running on one port" rmmod vhca
-wait $S2
-check "the pingpong server ends" test $? -ne 124
-wait $C2
-check "the pingpong client ends" test $? -ne 124
-check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
-ip link del veth0
-finish
+run_scenarios "$@"
