@@ -8,6 +8,9 @@
 # reverse): ibv_rc_pingpong, ib_write_bw, ib_read_bw, ib_send_bw and
 # vhca_rdma, which verifies every byte.  A raw capture on the wire checks
 # what each side sends: ICRC, IPv4 and UDP header fields, BTH fields.
+# Each direction's tool groups are scenarios of their own
+# (DIRECTION-wire, -verbs, -rdma, -cm), with the lossy runs of vhca_rdma
+# (both directions, stock kernel only) in between.
 . "$VHCA_TOP/scripts/guest/lib.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
@@ -18,9 +21,43 @@ mkdir -p $T
 
 PAIR_TMO=300
 
+# The debug kernel (KASAN, TCG) moves data about 4 times slower, and its
+# perftest reports no bandwidth anyway: fewer round trips and messages
+# there.  Its checkers see every path of either side in the first few
+# hundred messages (each run still starts, streams and tears down its QPs
+# both ways); the volume is the stock kernel's to carry: ibv_rc_pingpong
+# 64 KiB x 50 instead of 1000 (still 3200 packets each way) and -n 200
+# instead of -n 1000 (the default run, 1000 x 4 KiB, stays), perftest
+# 64 KiB x 50 instead of 300, ibv_ud_pingpong -n 100 instead of 500.
+if [ "$VHCA_KERNEL" = debug ]; then
+	S64="-s 65536 -n 50" N_PP=200 NBW=50 N_UD=100
+else
+	S64="-s 65536" N_PP=1000 NBW=300 N_UD=500
+fi
+
 # bw NAME: the average bandwidth (MB/s) a perftest client reported.
 bw() {
 	awk '/^ *#bytes/ { getline; print $4; exit }' $T/$1.cli
+}
+
+# hosts: rdma_rxe and vhca loaded, the namespace peer, rxe0 on veth0 here
+# and vhca1 on veth1 there; GR and GV their GID indices of 10.0.0.1 and
+# 10.0.0.2.
+hosts() {
+	check "modprobe rdma_rxe" modprobe rdma_rxe
+	check "insmod vhca.ko" load_vhca
+	peer_host
+	check "rdma link add rxe0 type rxe netdev veth0 (initial namespace)" \
+		rdma link add rxe0 type rxe netdev veth0
+	check "ip netns exec peer rdma link add vhca1 type vhca netdev veth1" \
+		$PEER rdma link add vhca1 type vhca netdev veth1
+	check "rxe0's GID table holds 10.0.0.1 (RoCE v2)" wait_for 10 gid_index rxe0 10.0.0.1
+	check "vhca1's GID table holds 10.0.0.2 (RoCE v2)" wait_for 10 gid_index vhca1 10.0.0.2
+	GR=$(gid_index rxe0 10.0.0.1)
+	GV=$(gid_index vhca1 10.0.0.2)
+	echo "# GID index: rxe0 $GR, vhca1 $GV"
+	ibv_devinfo -d rxe0 | grep -E 'active_mtu|state'
+	$PEER ibv_devinfo -d vhca1 | grep -E 'active_mtu|state'
 }
 
 # rdma_run NAME TEST...: vhca_rdma, the server on $SD, the client on $CD;
@@ -31,14 +68,14 @@ rdma_run() {
 	_t0=$(date +%s)
 	timeout 600 $SP $PROG server $SD "$SG" 18600 >$T/$_rn.srv 2>&1 &
 	_p=$!
-	sleep 1
+	wait_for 30 listening 18600
 	timeout 600 $CP $PROG client $CD "$CG" $A 18600 "$@" >$T/$_rn.cli 2>&1
 	_c=$?
 	wait $_p
 	_s=$?
 	relay "$_rn vhca_rdma client" $T/$_rn.cli
 	relay "$_rn vhca_rdma server" $T/$_rn.srv
-	echo "$_rn vhca_rdma: $(($(date +%s) - _t0)) s"
+	echo "# $_rn vhca_rdma: $(($(date +%s) - _t0)) s"
 	check "$_rn: vhca_rdma client exits 0 (exit status $_c)" test $_c = 0
 	check "$_rn: vhca_rdma server exits 0 (exit status $_s)" test $_s = 0
 }
@@ -46,11 +83,13 @@ rdma_run() {
 # direction D: the server (device SD, GID index SG, command prefix SP), the
 # client (CD, CG, CP) and the server's address A of direction D.
 direction() {
+	D=$1
 	if [ $1 = rxe-server ]; then
 		SD=rxe0 SG=$GR SP= CD=vhca1 CG=$GV CP=$PEER A=10.0.0.1
 	else
 		SD=vhca1 SG=$GV SP=$PEER CD=rxe0 CG=$GR CP= A=10.0.0.2
 	fi
+	echo "# $D: server $SD, client $CD"
 }
 
 show_counters() {
@@ -64,6 +103,7 @@ show_counters() {
 # What each side puts on the wire: every RoCEv2 frame on an interface,
 # summed up per source address until SIGTERM.  ICRC recomputed per the
 # RoCEv2 annex (masked IP/UDP/BTH fields, 8 bytes of ones in front).
+write_wire_py() {
 cat >$T/wire.py <<'EOF'
 import signal, socket, struct, sys, zlib
 ifname, out = sys.argv[1], sys.argv[2]
@@ -130,9 +170,11 @@ with open(out, "w") as o:
             o.write("%s %s %s\n" % (src, k, v if isinstance(v, int) else
                                      ",".join(str(x) for x in sorted(v))))
 EOF
+}
 
 # capture_start / capture_stop NAME: the wire summary of what ran between.
 capture_start() {
+	write_wire_py
 	rm -f $T/wire.out.ready
 	$PEER /usr/bin/python3 $T/wire.py veth1 $T/wire.out &
 	CAP=$!
@@ -143,7 +185,7 @@ capture_stop() {
 	kill -TERM $CAP
 	wait $CAP
 	mv $T/wire.out $T/$1.wire
-	sed "s/^/$1: /" $T/$1.wire
+	sed "s/^/# $1: /" $T/$1.wire
 }
 
 # wire NAME SRC KEY=VALUE...: what SRC sent had, for each KEY, only VALUE.
@@ -156,31 +198,11 @@ wire() {
 	done
 }
 
-check "modprobe rdma_rxe" modprobe rdma_rxe
-check "insmod vhca.ko" load_vhca
-peer_host
-check "rdma link add rxe0 type rxe netdev veth0 (initial namespace)" \
-	rdma link add rxe0 type rxe netdev veth0
-check "ip netns exec peer rdma link add vhca1 type vhca netdev veth1" \
-	$PEER rdma link add vhca1 type vhca netdev veth1
-check "rxe0's GID table holds 10.0.0.1 (RoCE v2)" wait_for 10 gid_index rxe0 10.0.0.1
-check "vhca1's GID table holds 10.0.0.2 (RoCE v2)" wait_for 10 gid_index vhca1 10.0.0.2
-GR=$(gid_index rxe0 10.0.0.1)
-GV=$(gid_index vhca1 10.0.0.2)
-echo "GID index: rxe0 $GR, vhca1 $GV"
-ibv_devinfo -d rxe0 | grep -E 'active_mtu|state'
-$PEER ibv_devinfo -d vhca1 | grep -E 'active_mtu|state'
-
-# The debug kernel (KASAN, TCG) moves data about 4 times slower, and its
-# perftest reports no bandwidth anyway: fewer round trips and messages there.
-S64="-s 65536" NBW=300
-[ "$VHCA_KERNEL" = debug ] && S64="-s 65536 -n 200" NBW=50
-for D in rxe-server vhca-server; do
-	direction $D
-	echo "---- $D: server $SD, client $CD"
-
-	# What each side sends, seen on the wire: SEND FIRST/MIDDLE/LAST,
-	# ACKs, READ requests and responses.
+# What each side sends, seen on the wire: SEND FIRST/MIDDLE/LAST, ACKs,
+# READ requests and responses.
+wire_checks() {
+	hosts
+	direction $1
 	capture_start
 	pair "$D-wire-pp" "$SP ibv_rc_pingpong -d $SD -g $SG -s 5000 -n 50" \
 		"$CP ibv_rc_pingpong -d $CD -g $CG -s 5000 -n 50 $A"
@@ -203,34 +225,42 @@ for D in rxe-server vhca-server; do
 		check "$D wire: $who counts messages in the MSN of its ACKs" \
 			sh -c "grep -q '^$src acks_with_msn ' $T/$D-wire.wire && ! grep -q '^$src acks_msn_0 ' $T/$D-wire.wire"
 	done
+}
 
-	# ibv_rc_pingpong (64 KiB: 1000 round trips on the stock kernel, 200
-	# on the debug kernel, where they take about 4 times as long)
-	for args in "" "$S64" "-n 1000"; do
+# ibv_rc_pingpong (64 KiB: 1000 round trips on the stock kernel, 50 on the
+# debug kernel, where they take 4 to 8 times as long), then perftest,
+# 64 KiB.  Each side's QP gets the other's outstanding READ count as its
+# max_rd_atomic: rxe's 128 is beyond vhca's 16 (EINVAL, as a hardware HCA
+# would answer), so -o 16 on both.
+verbs() {
+	hosts
+	direction $1
+	for args in "" "$S64" "-n $N_PP"; do
 		n=$D-pp$(echo "$args" | tr -d ' -')
 		check "$D: ibv_rc_pingpong $args" pair $n \
 			"$SP ibv_rc_pingpong -d $SD -g $SG $args" \
 			"$CP ibv_rc_pingpong -d $CD -g $CG $args $A"
 		grep -h 'bytes in' $T/$n.cli
 	done
-
-	# perftest, 64 KiB.  Each side's QP gets the other's outstanding
-	# READ count as its max_rd_atomic: rxe's 128 is beyond vhca's 16
-	# (EINVAL, as a hardware HCA would answer), so -o 16 on both.
 	for t in ib_write_bw "ib_read_bw -o 16" ib_send_bw; do
 		n=$D-${t%% *}
 		check "$D: $t -s 65536 -n $NBW" pair $n \
 			"$SP $t -F -d $SD -x $SG -s 65536 -n $NBW" \
 			"$CP $t -F -d $CD -x $CG -s 65536 -n $NBW $A"
-		echo "$D: $t 64 KiB: BW average $(bw $n) MB/s"
+		echo "# $D: $t 64 KiB: BW average $(bw $n) MB/s"
 	done
+	show_counters
+}
 
-	# vhca_rdma: every byte verified; all its tests (RC only) but the
-	# two whose expected outcome is vhca's local choice where rxe makes
-	# another (no wire involved in either): a receive buffer too small is
-	# a malformed WQE for rxe (LOC_QP_OP_ERR, NAK remote operational
-	# error, which vhca reports as REM_OP_ERR), and rxe completes a SEND
-	# from a bad lkey as WR_FLUSH_ERR (seen with 6.12).
+# vhca_rdma: every byte verified; all its tests (RC only) but the two whose
+# expected outcome is vhca's local choice where rxe makes another (no wire
+# involved in either): a receive buffer too small is a malformed WQE for
+# rxe (LOC_QP_OP_ERR, NAK remote operational error, which vhca reports as
+# REM_OP_ERR), and rxe completes a SEND from a bad lkey as WR_FLUSH_ERR
+# (seen with 6.12).
+rdma_tests() {
+	hosts
+	direction $1
 	if [ $D = rxe-server ]; then
 		tests=$($PROG list | grep -vx err-len)
 	else
@@ -238,45 +268,15 @@ for D in rxe-server vhca-server; do
 	fi
 	rdma_run $D $tests
 	show_counters
-done
+}
 
-# ---- the data tests of vhca_rdma again, with loss, reordering, duplication
-# and delay on both ends: each side's retransmission (go-back-N on timeout
-# or sequence NAK), duplicate handling and READ retry against the other's.
-# On the stock kernel only, to keep the debug kernel's run within make
-# check's time limit for one VM.
-if [ "$VHCA_KERNEL" = stock ]; then
-	NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
-	check "netem on veth0 and veth1: $NETEM" sh -c \
-		"tc qdisc add dev veth0 root netem $NETEM && $PEER tc qdisc add dev veth1 root netem $NETEM"
-	r0=$(counter vhca1 retransmits peer)
-	d0=$(counter vhca1 duplicate_requests peer)
-	n0=$(counter vhca1 seq_naks peer)
-	x0=$(counter rxe0 duplicate_request)
-	y0=$(counter rxe0 rcvd_seq_err)
-	for D in rxe-server vhca-server; do
-		direction $D
-		rdma_run lossy-$D $($PROG list | grep -v '^err-')
-	done
-	show_counters
-	r=$(($(counter vhca1 retransmits peer) - r0))
-	d=$(($(counter vhca1 duplicate_requests peer) - d0))
-	n=$(($(counter vhca1 seq_naks peer) - n0))
-	x=$(($(counter rxe0 duplicate_request) - x0))
-	y=$(($(counter rxe0 rcvd_seq_err) - y0))
-	echo "lossy: vhca1 retransmits $r, duplicate_requests $d, seq_naks $n; rxe0 duplicate_request $x, rcvd_seq_err $y"
-	check "lossy: vhca retransmitted ($r) and saw duplicates ($d)" test $r -gt 0 -a $d -gt 0
-	check "lossy: rxe saw duplicates ($x)" test $x -gt 0
-	tc qdisc del dev veth0 root
-	$PEER tc qdisc del dev veth1 root
-fi
-
-# ---- UD and the GSI QP: ibv_ud_pingpong, and the RDMA CM (CM MADs on QP1
-# between rxe and vhca) with rping -v and udaddy, in both directions.
-modprobe rdma_ucm
-for D in rxe-server vhca-server; do
-	direction $D
-	for args in "-s 1024 -n 500" "-s 1 -n 500"; do
+# UD and the GSI QP: ibv_ud_pingpong, and the RDMA CM (CM MADs on QP1
+# between rxe and vhca) with rping -v and udaddy.
+ud_cm() {
+	hosts
+	modprobe rdma_ucm
+	direction $1
+	for args in "-s 1024 -n $N_UD" "-s 1 -n $N_UD"; do
 		n=$D-ud$(echo "$args" | tr -d ' -')
 		check "$D: ibv_ud_pingpong $args" pair $n \
 			"$SP ibv_ud_pingpong -d $SD -g $SG $args" \
@@ -287,12 +287,68 @@ for D in rxe-server vhca-server; do
 	check "$D: rping verified its data" grep -q "rdma-ping-49:" $T/$D-rping.cli
 	check "$D: udaddy" pair $D-udaddy "$SP udaddy" "$CP udaddy -s $A"
 	show_counters
-done
+}
 
-check "rdma link delete vhca1" $PEER rdma link delete vhca1
-check "rdma link delete rxe0" rdma link delete rxe0
-check "rmmod vhca" rmmod vhca
-check "rmmod rdma_rxe" rmmod rdma_rxe
-check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
-ip netns del peer
-finish
+# The devices and modules go, in the order of the old linear script's end.
+removal() {
+	check "rdma link delete vhca1" $PEER rdma link delete vhca1
+	check "rdma link delete rxe0" rdma link delete rxe0
+	check "rmmod vhca" rmmod vhca
+	check "rmmod rdma_rxe" rmmod rdma_rxe
+	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+}
+
+rxe_server_wire() { wire_checks rxe-server; }
+scenario rxe-server-wire rxe_server_wire 60
+rxe_server_verbs() { verbs rxe-server; }
+scenario rxe-server-verbs rxe_server_verbs 120
+rxe_server_rdma() { rdma_tests rxe-server; }
+scenario rxe-server-rdma rxe_server_rdma 60
+vhca_server_wire() { wire_checks vhca-server; }
+scenario vhca-server-wire vhca_server_wire 90
+vhca_server_verbs() { verbs vhca-server; }
+scenario vhca-server-verbs vhca_server_verbs 120
+vhca_server_rdma() { rdma_tests vhca-server; }
+scenario vhca-server-rdma vhca_server_rdma 60
+
+# The data tests of vhca_rdma again, with loss, reordering, duplication and
+# delay on both ends: each side's retransmission (go-back-N on timeout or
+# sequence NAK), duplicate handling and READ retry against the other's.
+# On the stock kernel only, to keep the debug kernel's run within make
+# check's time limit for one VM.
+lossy() {
+	if [ "$VHCA_KERNEL" != stock ]; then
+		skip "lossy: vhca_rdma under netem, both directions" "stock kernel only"
+		return
+	fi
+	hosts
+	NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
+	check "netem on veth0 and veth1: $NETEM" sh -c \
+		"tc qdisc add dev veth0 root netem $NETEM && $PEER tc qdisc add dev veth1 root netem $NETEM"
+	r0=$(counter vhca1 retransmits peer)
+	d0=$(counter vhca1 duplicate_requests peer)
+	n0=$(counter vhca1 seq_naks peer)
+	x0=$(counter rxe0 duplicate_request)
+	y0=$(counter rxe0 rcvd_seq_err)
+	for dir in rxe-server vhca-server; do
+		direction $dir
+		rdma_run lossy-$D $($PROG list | grep -v '^err-')
+	done
+	show_counters
+	r=$(($(counter vhca1 retransmits peer) - r0))
+	d=$(($(counter vhca1 duplicate_requests peer) - d0))
+	n=$(($(counter vhca1 seq_naks peer) - n0))
+	x=$(($(counter rxe0 duplicate_request) - x0))
+	y=$(($(counter rxe0 rcvd_seq_err) - y0))
+	echo "# lossy: vhca1 retransmits $r, duplicate_requests $d, seq_naks $n; rxe0 duplicate_request $x, rcvd_seq_err $y"
+	check "lossy: vhca retransmitted ($r) and saw duplicates ($d)" test $r -gt 0 -a $d -gt 0
+	check "lossy: rxe saw duplicates ($x)" test $x -gt 0
+}
+scenario lossy lossy 90
+
+rxe_server_cm() { ud_cm rxe-server; }
+scenario rxe-server-cm rxe_server_cm 60
+vhca_server_cm() { ud_cm vhca-server; removal; }
+scenario vhca-server-cm vhca_server_cm 100
+
+run_scenarios "$@"
