@@ -237,18 +237,32 @@ if t_selected host/provider; then
 	[ $prc = 0 ] || result fail host/provider "exit $prc"
 fi
 
-# ---- 2. the debug test kernel
-DEBUG_OK=0
-if [ $NEED_DEBUG = 1 ]; then
+# ---- 2. the debug test kernel, its module and sparse over the KUnit
+# suites: at nice 19 in the background while the stock kernel's guests
+# run (they leave part of the machine idle; a cold machine builds the
+# kernel there), recorded for replay.  debug-ok says whether its guests
+# can boot.
+debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
 		result pass host/debug-kernel
-		built host/build-debug "$LOGS/build-debug.log" make module-debug && DEBUG_OK=1
+		built host/build-debug "$LOGS/build-debug.log" make module-debug &&
+			echo 1 >"$LOGS/debug-ok"
 	else
 		result fail host/debug-kernel "KUnit, KASAN, lockdep, kmemleak, UBSAN kernel not built"
 	fi
-	if [ $DEBUG_OK = 1 ] && t_selected host/sparse-debug; then
+	if [ -e "$LOGS/debug-ok" ] && t_selected host/sparse-debug; then
 		built host/sparse-debug "$LOGS/sparse-debug.log" make sparse-debug
 	fi
+}
+DEBUG_OK=0
+DBPID=
+if [ $NEED_DEBUG = 1 ]; then
+	: >"$LOGS/debug-build.rec"
+	(
+		renice -n 19 $BASHPID >/dev/null
+		REC=$LOGS/debug-build.rec debug_build
+	) >"$LOGS/debug-build.out" 2>&1 &
+	DBPID=$!
 fi
 
 # boot KIND TAG SCRIPT...: one boot of KIND running the scripts (suite.sh),
@@ -332,15 +346,27 @@ replay() {
 	done <"$1"
 }
 
-# ---- 3. KUnit and the guest scripts.  The debug kernel's guest keeps
-# about one of the two cores busy (KASAN, lockdep and kmemleak under TCG
-# are slow and mostly serial), so its scripts run in two boots at once,
-# DEBUG_A and DEBUG_B, each recording its results for replay; then the
-# stock kernel's boot and the pair of stock guests, alone on the machine,
-# since their checks include counts that depend on timing (retransmit
-# timeouts, doorbell kicks).
+# ---- 3. KUnit and the guest scripts.  First the stock kernel's boot and
+# the pair of stock guests, with nothing but the niced debug build beside
+# them, since their checks include counts that depend on timing
+# (retransmit timeouts, doorbell kicks).  Then the debug kernel, whose
+# guest keeps about one of the two cores busy (KASAN, lockdep and kmemleak
+# under TCG are slow and mostly serial): its scripts run in two boots at
+# once, DEBUG_A and the rest, each recording its results for replay.
 DEBUG_A="kunit rc interop link device"
 declare -A DPID=()
+if [ -n "${RUN[stock]}" ]; then
+	boot stock stock ${RUN[stock]}
+fi
+if [ -n "${RUN[pair]}" ]; then
+	pair ${RUN[pair]}
+fi
+if [ -n "$DBPID" ]; then
+	wait $DBPID
+	cat "$LOGS/debug-build.out"
+	replay "$LOGS/debug-build.rec"
+	[ -e "$LOGS/debug-ok" ] && DEBUG_OK=1
+fi
 if [ $NEED_DEBUG = 1 ]; then
 	dbg=${RUN[debug]}
 	[ $KUNIT = 1 ] && dbg="kunit $dbg"
@@ -369,11 +395,5 @@ if [ $NEED_DEBUG = 1 ]; then
 	elif [ -n "$(echo $dbg)" ]; then
 		result fail "debug" "no debug kernel or module: KUnit and the debug guest runs did not run"
 	fi
-fi
-if [ -n "${RUN[stock]}" ]; then
-	boot stock stock ${RUN[stock]}
-fi
-if [ -n "${RUN[pair]}" ]; then
-	pair ${RUN[pair]}
 fi
 summary
