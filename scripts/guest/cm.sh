@@ -62,7 +62,7 @@ pingpong() {
 		"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
 		"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
 }
-scenario pingpong pingpong 60
+scenario pingpong pingpong 90
 
 # vhca_ud between two hosts; its datagram with a wrong Q_Key is dropped.
 vhca_ud() {

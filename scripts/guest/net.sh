@@ -238,7 +238,7 @@ xmit_acks() {
 		xmit vhca0 "$i4" 2001:db8:1::2
 	check "the refused send is not counted" test "$(counter vhca0 tx_packets)" = 3
 }
-scenario xmit xmit_acks 60
+scenario xmit xmit_acks 90
 
 # rmmod with a live device in a second namespace, then namespace removal
 # with a live device.
