@@ -12,29 +12,13 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "vhca_param.h"
+
 #define VHCA_PORT		1
 #define VHCA_GID_TABLE_LEN	32
 #define VHCA_PKEY_TABLE_LEN	1
 
-/* Device limits: what query_device reports is what the verbs enforce. */
-#define VHCA_MAX_QP		16384
-#define VHCA_MAX_QP_WR		4096
-#define VHCA_MAX_SGE		16
-#define VHCA_MAX_INLINE		256
-#define VHCA_MAX_CQ		16384
-#define VHCA_MAX_CQE		32768
-#define VHCA_MAX_MR		65536
-#define VHCA_MAX_MR_SIZE	BIT_ULL(40)
-#define VHCA_MAX_PD		65536
-#define VHCA_MAX_QP_RD_ATOM	16
-#define VHCA_MAX_SRQ		4096
-#define VHCA_MAX_SRQ_WR		4096
-#define VHCA_MAX_AH		65536
-#define VHCA_MAX_MSG_SIZE	BIT(31)
-#define VHCA_LOCAL_ACK_DELAY	15
-
-/* Records (objects + the context's own) in a user context's areas. */
-#define VHCA_UCTX_RECS		1024
+/* A user context's areas of records. */
 #define VHCA_UCTX_AREA		(VHCA_UCTX_RECS * sizeof(struct vhca_db_rec))
 
 /* Hardware counters (rdma statistic): the data path fills them. */

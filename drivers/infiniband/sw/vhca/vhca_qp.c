@@ -501,7 +501,7 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			spin_unlock(&qp->rq_lock);
 			goto out;
 		}
-		qp->db_kicked = true;
+		qp->db.kicked = true;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		/* From uverbs, in process context: the engine runs here. */
 		vhca_engine_doorbell(qp);
@@ -523,7 +523,7 @@ int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* The device reads the WQE only after this head. */
 		smp_store_release(&qp->recs.db->head[0], qp->sq_head);
 	}
-	qp->db_kicked = true;
+	qp->db.kicked = true;
 	if (qp->state == IB_QPS_ERR)
 		vhca_flush_sq(qp);
 	else

@@ -22,11 +22,8 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
-#include "vhca.h"
-#include "vhca_pkt.h"
+#include "vhca_engine.h"
 
-/* WQEs one sender pass executes before it yields. */
-#define VHCA_UD_BUDGET		64
 /* The network header in front of a UD receive buffer's payload. */
 #define VHCA_UD_GRH_LEN		40
 
@@ -49,17 +46,9 @@ static u8 vhca_ud_fetch(struct vhca_qp *qp, struct vhca_ud_wqe *w)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, qp->sq_tail);
-	const struct vhca_sge *sge = (const struct vhca_sge *)(slot + 1);
-	u64 len = 0;
-	u32 i;
+	const struct vhca_sge *sge = vhca_wqe_read_send(qp, slot, &w->hdr);
+	u64 len;
 
-	w->hdr.wr_id = READ_ONCE(slot->wr_id);
-	w->hdr.opcode = READ_ONCE(slot->opcode);
-	w->hdr.flags = READ_ONCE(slot->flags) |
-		       (qp->sig_all ? VHCA_WQE_SIGNALED : 0);
-	w->hdr.num_sge = READ_ONCE(slot->num_sge);
-	w->hdr.inline_len = READ_ONCE(slot->inline_len);
-	w->hdr.imm_data = READ_ONCE(slot->imm_data);
 	w->hdr.ud.ah = READ_ONCE(slot->ud.ah);
 	w->hdr.ud.remote_qpn = READ_ONCE(slot->ud.remote_qpn);
 	w->hdr.ud.remote_qkey = READ_ONCE(slot->ud.remote_qkey);
@@ -78,12 +67,7 @@ static u8 vhca_ud_fetch(struct vhca_qp *qp, struct vhca_ud_wqe *w)
 	} else {
 		if (w->hdr.num_sge > qp->max_send_sge)
 			return IB_WC_LOC_LEN_ERR;
-		for (i = 0; i < w->hdr.num_sge; i++) {
-			w->sge[i].addr = READ_ONCE(sge[i].addr);
-			w->sge[i].length = READ_ONCE(sge[i].length);
-			w->sge[i].lkey = READ_ONCE(sge[i].lkey);
-			len += w->sge[i].length;
-		}
+		len = vhca_wqe_read_sges(w->sge, sge, w->hdr.num_sge);
 	}
 	if (len > vhca_ud_mtu(vdev)) {
 		ibdev_dbg(&vdev->ibdev, "UD QP %u: %llu bytes exceed the MTU\n",
@@ -107,33 +91,26 @@ static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
 		.opcode = w->hdr.opcode == VHCA_WR_SEND_WITH_IMM ?
 			  VHCA_OP_UD_SEND_ONLY_WITH_IMM : VHCA_OP_UD_SEND_ONLY,
 		.dqpn = w->hdr.ud.remote_qpn,
-		.psn = qp->req_psn,
+		.psn = qp->req.psn,
 		.paylen = w->len,
 		.se = w->hdr.flags & VHCA_WQE_SOLICITED,
 		.imm = w->hdr.imm_data,
 		.deth_sqpn = qp->ibqp.qp_num,
 	};
-	const struct vhca_pkt_opinfo *info = vhca_pkt_opinfo(pkt.opcode);
 	struct sk_buff *skb;
 	void *payload;
 	int err;
 
 	/* A Q_Key with its high bit set means the QP's own (IBA 10.2.5). */
 	pkt.deth_qkey = qkey & BIT(31) ? qp->attr.qkey : qkey;
-	qp->req_psn = vhca_psn_add(qp->req_psn, 1);
+	qp->req.psn = vhca_psn_add(qp->req.psn, 1);
 
 	*skbp = NULL;
-	skb = vhca_net_alloc_skb(vdev, info->hdr_len + pkt.paylen +
-				 vhca_pkt_pad(pkt.paylen), GFP_ATOMIC);
-	if (!skb)
+	skb = vhca_tx_build(vdev, &pkt, &payload);
+	if (PTR_ERR_OR_ZERO(skb) == -ENOMEM)
 		return IB_WC_SUCCESS;
-	if (vhca_pkt_build(skb_put(skb, info->hdr_len), info->hdr_len,
-			   &pkt) < 0) {
-		kfree_skb(skb);
+	if (IS_ERR(skb))
 		return IB_WC_LOC_QP_OP_ERR;
-	}
-	payload = skb_put(skb, pkt.paylen);
-	skb_put_zero(skb, vhca_pkt_pad(pkt.paylen));
 	if (w->hdr.flags & VHCA_WQE_INLINE) {
 		memcpy(payload, w->inline_data, pkt.paylen);
 	} else if (pkt.paylen) {
@@ -277,7 +254,7 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY :
 						     qp->attr.qkey;
-	struct vhca_rmsg *m = &qp->rmsg;
+	struct vhca_rmsg *m = &qp->resp.msg;
 	struct vhca_cqe cqe = {
 		.opcode = IB_WC_RECV,
 		.qp_num = qp->ibqp.qp_num,
@@ -312,7 +289,7 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
 		goto out;
 	}
-	if (!vhca_resp_take_rwqe(qp, m, &bad)) {
+	if (!vhca_wqe_take_recv(qp, m, &bad)) {
 		/* No receive WQE: the datagram is lost. */
 		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
 		goto out;

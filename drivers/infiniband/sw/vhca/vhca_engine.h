@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The engine of vhca, the HCA model: the contracts between its units.
+ *
+ *   vhca_rx.c     receive demux: a packet to the completer, the responder,
+ *                 UD or a lingering QP
+ *   vhca_wqe.c    send WQE reads and the RQ/SRQ WQE take, shared by RC
+ *                 and UD
+ *   vhca_tx.c     packet build and transmit, shared by every sender
+ *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
+ *                 limits, rewind, retransmit timer
+ *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
+ *                 completion of send WQEs
+ *   vhca_resp.c   RC responder: SEND, WRITE and READ requests
+ *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
+ *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
+ *   vhca_ud.c     UD and GSI QPs
+ *   vhca_engine.c QP lifecycle as it concerns the engine
+ *
+ * Receive runs in softirq, or, for a packet delivered locally by
+ * vhca_net_xmit(), inside the sender with BHs off ("softirq" below means
+ * either).  Packets are built under the QP's locks and sent after they are
+ * dropped: transmission must not run with interrupts disabled, and a local
+ * delivery may come back to the sending QP.
+ */
+#ifndef VHCA_ENGINE_H
+#define VHCA_ENGINE_H
+
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+#include "vhca.h"
+#include "vhca_pkt.h"
+
+/* The QP's path MTU, payload bytes. */
+static inline u32 vhca_qp_mtu(const struct vhca_qp *qp)
+{
+	return ib_mtu_enum_to_int(qp->attr.path_mtu);
+}
+
+/* The UDP source port of the QP's packets, from its flow label. */
+static inline u16 vhca_qp_sport(const struct vhca_qp *qp)
+{
+	return rdma_get_udp_sport(qp->attr.ah_attr.grh.flow_label,
+				  qp->ibqp.qp_num, qp->attr.dest_qp_num);
+}
+
+/* The engine's copy of the send WQE at ring index (RC). */
+static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
+					     u32 index)
+{
+	return &qp->req.swqe[index & (qp->sq.count - 1)];
+}
+
+/* vhca_tx.c */
+
+/**
+ * vhca_tx_build() - allocate and fill a packet's headers
+ * @vdev: the sending device
+ * @pkt: the transport fields
+ * @payload: set to where pkt->paylen payload bytes go (pad follows, zeroed)
+ *
+ * Return: the skb for vhca_net_xmit(), ERR_PTR(-ENOMEM) when none could be
+ * allocated (the packet is lost, as on a congested wire), or
+ * ERR_PTR(-EINVAL) when pkt cannot be built.  GFP_ATOMIC: any context.
+ */
+struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
+			      const struct vhca_pkt *pkt, void **payload);
+
+/**
+ * vhca_tx_list() - send packets of an RC QP to its peer
+ * @qp: the QP
+ * @list: the packets, built under the QP's locks; emptied
+ *
+ * Called with no QP lock held (a local delivery may come back to @qp).
+ */
+void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list);
+
+/**
+ * vhca_tx_queue_ack() - an ACK or NAK of the responder onto a list
+ * @qp: the QP, its rq_lock held (the AETH carries its MSN)
+ * @syndrome: the AETH syndrome
+ * @psn: the PSN acknowledged
+ * @list: where it goes, for vhca_tx_list()
+ */
+void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
+		       struct sk_buff_head *list);
+
+/* vhca_wqe.c */
+
+/**
+ * vhca_wqe_read_send() - read a send WQE's common header from its ring slot
+ * @qp: the QP
+ * @slot: the slot, in memory the provider may write at any time
+ * @hdr: the copy; the opcode-specific union is left to the caller
+ *
+ * Every field is read once.  Return: the slot's SGE list or inline data.
+ */
+const struct vhca_sge *vhca_wqe_read_send(const struct vhca_qp *qp,
+					  const struct vhca_send_wqe *slot,
+					  struct vhca_send_wqe *hdr);
+
+/**
+ * vhca_wqe_read_sges() - copy an SGE list out of a ring slot
+ * @dst: the copy
+ * @src: the slot's SGEs, read once each
+ * @num_sge: how many, already checked against the QP's maximum
+ *
+ * Return: the bytes they cover.
+ */
+u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
+		       u32 num_sge);
+
+/**
+ * vhca_wqe_take_recv() - take the next receive WQE of a QP (RQ or SRQ)
+ * @qp: the QP, its rq_lock held
+ * @msg: receives the WQE and its SGEs
+ * @bad: set when the WQE is malformed (it is taken and must complete in
+ *       error)
+ *
+ * Return: false when there is none.
+ */
+bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad);
+
+/* vhca_req.c */
+void vhca_req_run(struct vhca_qp *qp);
+void vhca_req_work(struct work_struct *work);
+void vhca_req_rexmit_timer(struct timer_list *t);
+bool vhca_req_busy(const struct vhca_qp *qp);
+u32 vhca_req_next_psn(struct vhca_qp *qp);
+bool vhca_req_pending(struct vhca_qp *qp);
+void vhca_req_rewind(struct vhca_qp *qp, u32 psn);
+unsigned long vhca_req_timeout(const struct vhca_qp *qp);
+
+/* vhca_comp.c */
+void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
+void vhca_qp_fatal(struct vhca_qp *qp, u8 status);
+void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  struct sk_buff *skb, u32 off);
+
+/* vhca_resp.c */
+void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  u8 opflags, struct sk_buff *skb, u32 off);
+void vhca_rmsg_close(struct vhca_rmsg *msg);
+
+/* vhca_db.c */
+void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set);
+bool vhca_db_idle(struct vhca_qp *qp);
+void vhca_db_expire(struct vhca_qp *qp, bool answer);
+enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
+
+/* vhca_ghost.c */
+void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+		   struct sk_buff *skb);
+
+#endif /* VHCA_ENGINE_H */

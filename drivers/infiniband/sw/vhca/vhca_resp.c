@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC responder (softirq, rq_lock): checks the PSN (duplicates are
+ * acknowledged again, READs answered again; a gap is NAKed once), places
+ * SEND payload into receive WQEs and WRITE payload into the MR its rkey
+ * names after checking PD, bounds and remote access, answers READs from
+ * the MR, and acknowledges the last packet of every message and every
+ * packet that asks.
+ */
+#include <linux/err.h>
+#include <linux/skbuff.h>
+
+#include "vhca_engine.h"
+
+void vhca_rmsg_close(struct vhca_rmsg *m)
+{
+	if (m->mr)
+		vhca_mr_put(m->mr);
+	memset(m, 0, sizeof(*m));
+}
+
+static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *m,
+			       const struct vhca_pkt *pkt, u8 status,
+			       enum ib_wc_opcode opcode)
+{
+	struct vhca_cqe cqe = {
+		.wr_id = m->rwqe.wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = m->offset,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->attr.dest_qp_num,
+	};
+
+	if (pkt->opcode == VHCA_OP_RC_SEND_LAST_WITH_IMM ||
+	    pkt->opcode == VHCA_OP_RC_SEND_ONLY_WITH_IMM ||
+	    pkt->opcode == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
+	    pkt->opcode == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM) {
+		cqe.flags |= VHCA_CQE_WITH_IMM;
+		cqe.imm_data = pkt->imm;
+	}
+	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
+}
+
+/* Answer a READ request from the MR; responses onto list.  0 or a NAK code. */
+static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(pkt->reth_len, mtu);
+	struct vhca_mr *mr;
+	struct sk_buff *skb;
+	void *payload;
+	u32 i;
+	int err = 0;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		return VHCA_NAK_REM_ACCESS_ERR;
+	mr = vhca_mr_get(vdev, pkt->reth_rkey);
+	if (!mr || vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va, pkt->reth_len,
+				 IB_ACCESS_REMOTE_READ)) {
+		if (mr)
+			vhca_mr_put(mr);
+		return VHCA_NAK_REM_ACCESS_ERR;
+	}
+	/* A new READ (not a duplicate) counts before its responses. */
+	if (pkt->psn == qp->resp.psn)
+		qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	for (i = 0; i < npkts; i++) {
+		struct vhca_pkt rsp = {
+			.dqpn = qp->attr.dest_qp_num,
+			.psn = vhca_psn_add(pkt->psn, i),
+			.paylen = vhca_pkt_seg_len(pkt->reth_len, mtu, i),
+			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			.aeth_msn = qp->resp.msn,
+		};
+
+		rsp.opcode = npkts == 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY :
+			     !i ? VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST :
+			     i == npkts - 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_LAST :
+			     VHCA_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		skb = vhca_tx_build(to_vdev(qp->ibqp.device), &rsp, &payload);
+		if (IS_ERR(skb))
+			break;	/* the requester reads again */
+		err = vhca_mr_copy(mr, pkt->reth_va + (u64)i * mtu, payload,
+				   rsp.paylen, VHCA_COPY_FROM_MR);
+		if (err) {
+			kfree_skb(skb);
+			break;
+		}
+		__skb_queue_tail(list, skb);
+	}
+	vhca_mr_put(mr);
+	return err ? VHCA_NAK_REM_ACCESS_ERR : 0;
+}
+
+/*
+ * Execute one in-order request packet.  Returns 0, or -EAGAIN for RNR
+ * (no receive WQE), or a positive NAK code.
+ */
+static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  u8 opflags, struct sk_buff *skb, u32 off,
+			  struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vhca_rmsg *m = &qp->resp.msg;
+	u8 op = pkt->opcode;
+	bool send = op <= VHCA_OP_RC_SEND_ONLY_WITH_IMM;
+	bool imm_write = op == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
+			 op == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM;
+	bool bad;
+	int err;
+
+	if (op == VHCA_OP_RC_RDMA_READ_REQUEST)
+		return m->active ? VHCA_NAK_INVALID_REQ :
+				   vhca_resp_read(qp, pkt, list);
+
+	/* A message starts with FIRST/ONLY and goes on with its own kind. */
+	if (!!(opflags & VHCA_PKT_FIRST) == m->active ||
+	    (m->active && m->send != send))
+		return VHCA_NAK_INVALID_REQ;
+
+	if (opflags & VHCA_PKT_FIRST) {
+		m->active = true;
+		m->send = send;
+		if (send) {
+			if (!vhca_wqe_take_recv(qp, m, &bad)) {
+				memset(m, 0, sizeof(*m));
+				return -EAGAIN;
+			}
+			if (bad)
+				goto err_len;
+		} else {
+			if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+				goto err_access;
+			m->mr = pkt->reth_len ? vhca_mr_get(vdev, pkt->reth_rkey) :
+						NULL;
+			if (pkt->reth_len &&
+			    (!m->mr || vhca_mr_check(m->mr, qp->ibqp.pd,
+						     pkt->reth_va, pkt->reth_len,
+						     IB_ACCESS_REMOTE_WRITE)))
+				goto err_access;
+			m->va = pkt->reth_va;
+			m->left = pkt->reth_len;
+		}
+	}
+
+	if (send) {
+		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, m->sge,
+					m->rwqe.num_sge, m->offset, skb, off,
+					pkt->paylen, VHCA_COPY_TO_MR,
+					IB_ACCESS_LOCAL_WRITE);
+		if (err == -EINVAL)
+			goto err_len;
+		if (err)
+			goto err_prot;
+	} else if (pkt->paylen) {
+		if (pkt->paylen > m->left || !m->mr)
+			goto err_inval;
+		if (vhca_mr_copy_skb(m->mr, m->va, skb, off, pkt->paylen,
+				     VHCA_COPY_TO_MR))
+			goto err_access;
+		m->va += pkt->paylen;
+		m->left -= pkt->paylen;
+	}
+	m->offset += pkt->paylen;
+
+	if (opflags & VHCA_PKT_LAST) {
+		if (send) {
+			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS, IB_WC_RECV);
+		} else if (imm_write) {
+			/* The immediate consumes a receive WQE. */
+			if (!vhca_wqe_take_recv(qp, m, &bad)) {
+				vhca_rmsg_close(m);
+				return -EAGAIN;
+			}
+			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS,
+					   IB_WC_RECV_RDMA_WITH_IMM);
+		}
+		qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, op);
+		vhca_rmsg_close(m);
+	}
+	return 0;
+
+err_len:
+	vhca_resp_complete(qp, m, pkt, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
+	vhca_rmsg_close(m);
+	return VHCA_NAK_INVALID_REQ;
+err_prot:
+	vhca_resp_complete(qp, m, pkt, IB_WC_LOC_PROT_ERR, IB_WC_RECV);
+	vhca_rmsg_close(m);
+	return VHCA_NAK_REM_OP_ERR;
+err_inval:
+	vhca_rmsg_close(m);
+	return VHCA_NAK_INVALID_REQ;
+err_access:
+	vhca_rmsg_close(m);
+	return VHCA_NAK_REM_ACCESS_ERR;
+}
+
+/* A request packet for the responder of qp; in softirq. */
+void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  u8 opflags, struct sk_buff *skb, u32 off)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), npsn = 1;
+	struct sk_buff_head list;
+	unsigned long flags;
+	bool fatal = false;
+	s32 diff;
+	int ret;
+
+	/*
+	 * The end of a SEND or WRITE message: the send doorbell sleeps
+	 * before the process can see the message (vhca_db_expire()).
+	 */
+	if (pkt->opcode < VHCA_OP_RC_RDMA_READ_REQUEST &&
+	    (opflags & VHCA_PKT_LAST) && qp->sq.count)
+		vhca_db_expire(qp, true);
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		goto out;
+	if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+		npsn = vhca_pkt_npkts(pkt->reth_len, mtu);
+	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
+	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
+	    pkt->paylen != mtu)
+		goto out;
+
+	diff = vhca_psn_diff(pkt->psn, qp->resp.psn);
+	if (diff > 0) {
+		/* A gap: ask once for what is missing. */
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			vhca_tx_queue_ack(qp, vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR),
+				       qp->resp.psn, &list);
+		}
+		goto out;
+	}
+	if (diff < 0) {
+		/* A duplicate: acknowledged again, READs answered again. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
+		if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+			vhca_resp_read(qp, pkt, &list);
+		else
+			vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+				       vhca_psn_add(qp->resp.psn, -1),
+				       &list);
+		goto out;
+	}
+
+	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, &list);
+	if (ret == -EAGAIN) {
+		vhca_tx_queue_ack(qp, vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
+			       pkt->psn, &list);
+		goto out;
+	}
+	if (ret > 0) {
+		vhca_tx_queue_ack(qp, vhca_aeth_nak(ret), pkt->psn, &list);
+		fatal = true;
+		goto out;
+	}
+	qp->resp.nak_sent = false;
+	qp->resp.psn = vhca_psn_add(pkt->psn, npsn);
+	if (pkt->ackreq && pkt->opcode != VHCA_OP_RC_RDMA_READ_REQUEST)
+		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			       pkt->psn, &list);
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	vhca_tx_list(qp, &list);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_SUCCESS);
+}
