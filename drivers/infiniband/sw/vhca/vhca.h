@@ -131,7 +131,7 @@ void vhca_debugfs_exit(void);
 void vhca_debugfs_add(struct vhca_dev *vdev);
 void vhca_debugfs_remove(struct vhca_dev *vdev);
 
-/* vhca_engine.c */
+/* vhca_rx.c, vhca_ghost.c */
 void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
 void vhca_engine_dev_init(struct vhca_dev *vdev);
 void vhca_engine_dev_fini(struct vhca_dev *vdev);

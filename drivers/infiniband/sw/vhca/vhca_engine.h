@@ -15,7 +15,9 @@
  *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
  *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
  *   vhca_ud.c     UD and GSI QPs
- *   vhca_engine.c QP lifecycle as it concerns the engine
+ *
+ * The QP verbs (vhca_qp_verbs.c) set up and tear down a QP's engine;
+ * vhca_qp.c changes its state.
  *
  * Receive runs in softirq, or, for a packet delivered locally by
  * vhca_net_xmit(), inside the sender with BHs off ("softirq" below means

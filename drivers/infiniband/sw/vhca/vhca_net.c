@@ -150,7 +150,7 @@ static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	vhca_engine_rx(vdev, skb);
+	vdev->net.rx(vdev, skb);
 }
 
 /*
@@ -303,7 +303,7 @@ static void vhca_net_debugfs_add(struct vhca_dev *vdev)
 }
 #endif
 
-int vhca_net_attach(struct vhca_dev *vdev)
+int vhca_net_attach(struct vhca_dev *vdev, vhca_net_rx_t rx)
 {
 	struct net *net = dev_net(vdev->ndev);
 	struct vhca_net *vnet;
@@ -326,6 +326,7 @@ int vhca_net_attach(struct vhca_dev *vdev)
 		}
 		list_add_rcu(&vnet->list, &vhca_nets);
 	}
+	vdev->net.rx = rx;
 	list_add_tail_rcu(&vdev->net.node, &vnet->devs);
 	vdev->net.vnet = vnet;
 	vhca_net_debugfs_add(vdev);

@@ -131,16 +131,16 @@ int vhca_qp_check_modify(enum ib_qp_type type, enum ib_qp_state cur,
 int vhca_qp_size_caps(struct ib_qp_cap *cap, bool has_srq,
 		      struct vhca_qp_geometry *geo);
 
+/* vhca_qp.c: state changes; the flushes under the queue's lock */
+void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state);
 void vhca_qp_to_error(struct vhca_qp *qp);
+void vhca_qp_flush_sq(struct vhca_qp *qp);
+void vhca_qp_flush_rq(struct vhca_qp *qp);
 enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
 
-/* vhca_engine.c, vhca_ghost.c, vhca_tx.c: the engine's side of a QP */
-int vhca_engine_qp_init(struct vhca_qp *qp);
-void vhca_engine_qp_fini(struct vhca_qp *qp);
+/* vhca_ghost.c, vhca_tx.c: the engine's side of a QP */
 void vhca_engine_qp_linger(struct vhca_qp *qp);
-void vhca_engine_qp_state(struct vhca_qp *qp);
 void vhca_engine_kick(struct vhca_qp *qp);
-void vhca_engine_doorbell(struct vhca_qp *qp);
 
 /* vhca_ud.c: the engine of UD and GSI QPs */
 struct vhca_pkt;
