@@ -94,6 +94,129 @@ static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	return err ? VHCA_NAK_REM_ACCESS_ERR : 0;
 }
 
+/* How a request fails: what its receive WQE says, and the NAK. */
+enum vhca_resp_error {
+	VHCA_RESP_LEN_ERR,		/* LOC_LEN_ERR, invalid request */
+	VHCA_RESP_PROT_ERR,		/* LOC_PROT_ERR, remote operational */
+	VHCA_RESP_INVALID,		/* invalid request */
+	VHCA_RESP_ACCESS,		/* remote access */
+};
+
+/* End the message in progress with error; returns the NAK code. */
+static int vhca_resp_fail(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  enum vhca_resp_error error)
+{
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	int nak = VHCA_NAK_INVALID_REQ;
+
+	switch (error) {
+	case VHCA_RESP_LEN_ERR:
+		vhca_resp_complete(qp, msg, pkt, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
+		break;
+	case VHCA_RESP_PROT_ERR:
+		vhca_resp_complete(qp, msg, pkt, IB_WC_LOC_PROT_ERR, IB_WC_RECV);
+		nak = VHCA_NAK_REM_OP_ERR;
+		break;
+	case VHCA_RESP_INVALID:
+		break;
+	case VHCA_RESP_ACCESS:
+		nak = VHCA_NAK_REM_ACCESS_ERR;
+		break;
+	}
+	vhca_rmsg_close(msg);
+	return nak;
+}
+
+/*
+ * The FIRST or ONLY packet of a SEND or WRITE: a SEND takes its receive
+ * WQE, a WRITE checks the QP's and the MR's remote-write access, PD and
+ * bounds.  0, -EAGAIN (no receive WQE: RNR) or a NAK code.
+ */
+static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			   bool send)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	bool bad;
+
+	msg->active = true;
+	msg->send = send;
+	if (send) {
+		if (!vhca_wqe_take_recv(qp, msg, &bad)) {
+			memset(msg, 0, sizeof(*msg));
+			return -EAGAIN;
+		}
+		return bad ? vhca_resp_fail(qp, pkt, VHCA_RESP_LEN_ERR) : 0;
+	}
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+	msg->mr = pkt->reth_len ? vhca_mr_get(vdev, pkt->reth_rkey) : NULL;
+	if (pkt->reth_len &&
+	    (!msg->mr || vhca_mr_check(msg->mr, qp->ibqp.pd, pkt->reth_va,
+				       pkt->reth_len, IB_ACCESS_REMOTE_WRITE)))
+		return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+	msg->va = pkt->reth_va;
+	msg->left = pkt->reth_len;
+	return 0;
+}
+
+/* A packet's payload into the receive WQE or the MR.  0 or a NAK code. */
+static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			   struct sk_buff *skb, u32 off)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	int err;
+
+	if (msg->send) {
+		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, msg->sge,
+					msg->rwqe.num_sge, msg->offset, skb,
+					off, pkt->paylen, VHCA_COPY_TO_MR,
+					IB_ACCESS_LOCAL_WRITE);
+		if (err)
+			return vhca_resp_fail(qp, pkt, err == -EINVAL ?
+					      VHCA_RESP_LEN_ERR :
+					      VHCA_RESP_PROT_ERR);
+	} else if (pkt->paylen) {
+		if (pkt->paylen > msg->left || !msg->mr)
+			return vhca_resp_fail(qp, pkt, VHCA_RESP_INVALID);
+		if (vhca_mr_copy_skb(msg->mr, msg->va, skb, off, pkt->paylen,
+				     VHCA_COPY_TO_MR))
+			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+		msg->va += pkt->paylen;
+		msg->left -= pkt->paylen;
+	}
+	msg->offset += pkt->paylen;
+	return 0;
+}
+
+/*
+ * The LAST or ONLY packet: the receive completion (a WRITE with
+ * immediate takes a receive WQE for it), and the MSN counts the message.
+ * 0 or -EAGAIN.
+ */
+static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
+{
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	u8 op = pkt->opcode;
+	bool bad;
+
+	if (msg->send) {
+		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS, IB_WC_RECV);
+	} else if (op == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
+		   op == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM) {
+		if (!vhca_wqe_take_recv(qp, msg, &bad)) {
+			vhca_rmsg_close(msg);
+			return -EAGAIN;
+		}
+		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS,
+				   IB_WC_RECV_RDMA_WITH_IMM);
+	}
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, op);
+	vhca_rmsg_close(msg);
+	return 0;
+}
+
 /*
  * Execute one in-order request packet.  Returns 0, or -EAGAIN for RNR
  * (no receive WQE), or a positive NAK code.
@@ -102,100 +225,27 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			  u8 opflags, struct sk_buff *skb, u32 off,
 			  struct sk_buff_head *list)
 {
-	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	struct vhca_rmsg *m = &qp->resp.msg;
-	u8 op = pkt->opcode;
-	bool send = op <= VHCA_OP_RC_SEND_ONLY_WITH_IMM;
-	bool imm_write = op == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
-			 op == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM;
-	bool bad;
-	int err;
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	bool send = pkt->opcode <= VHCA_OP_RC_SEND_ONLY_WITH_IMM;
+	int ret;
 
-	if (op == VHCA_OP_RC_RDMA_READ_REQUEST)
-		return m->active ? VHCA_NAK_INVALID_REQ :
-				   vhca_resp_read(qp, pkt, list);
+	if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+		return msg->active ? VHCA_NAK_INVALID_REQ :
+				     vhca_resp_read(qp, pkt, list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
-	if (!!(opflags & VHCA_PKT_FIRST) == m->active ||
-	    (m->active && m->send != send))
+	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
+	    (msg->active && msg->send != send))
 		return VHCA_NAK_INVALID_REQ;
-
 	if (opflags & VHCA_PKT_FIRST) {
-		m->active = true;
-		m->send = send;
-		if (send) {
-			if (!vhca_wqe_take_recv(qp, m, &bad)) {
-				memset(m, 0, sizeof(*m));
-				return -EAGAIN;
-			}
-			if (bad)
-				goto err_len;
-		} else {
-			if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
-				goto err_access;
-			m->mr = pkt->reth_len ? vhca_mr_get(vdev, pkt->reth_rkey) :
-						NULL;
-			if (pkt->reth_len &&
-			    (!m->mr || vhca_mr_check(m->mr, qp->ibqp.pd,
-						     pkt->reth_va, pkt->reth_len,
-						     IB_ACCESS_REMOTE_WRITE)))
-				goto err_access;
-			m->va = pkt->reth_va;
-			m->left = pkt->reth_len;
-		}
+		ret = vhca_resp_begin(qp, pkt, send);
+		if (ret)
+			return ret;
 	}
-
-	if (send) {
-		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, m->sge,
-					m->rwqe.num_sge, m->offset, skb, off,
-					pkt->paylen, VHCA_COPY_TO_MR,
-					IB_ACCESS_LOCAL_WRITE);
-		if (err == -EINVAL)
-			goto err_len;
-		if (err)
-			goto err_prot;
-	} else if (pkt->paylen) {
-		if (pkt->paylen > m->left || !m->mr)
-			goto err_inval;
-		if (vhca_mr_copy_skb(m->mr, m->va, skb, off, pkt->paylen,
-				     VHCA_COPY_TO_MR))
-			goto err_access;
-		m->va += pkt->paylen;
-		m->left -= pkt->paylen;
-	}
-	m->offset += pkt->paylen;
-
-	if (opflags & VHCA_PKT_LAST) {
-		if (send) {
-			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS, IB_WC_RECV);
-		} else if (imm_write) {
-			/* The immediate consumes a receive WQE. */
-			if (!vhca_wqe_take_recv(qp, m, &bad)) {
-				vhca_rmsg_close(m);
-				return -EAGAIN;
-			}
-			vhca_resp_complete(qp, m, pkt, IB_WC_SUCCESS,
-					   IB_WC_RECV_RDMA_WITH_IMM);
-		}
-		qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, op);
-		vhca_rmsg_close(m);
-	}
-	return 0;
-
-err_len:
-	vhca_resp_complete(qp, m, pkt, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
-	vhca_rmsg_close(m);
-	return VHCA_NAK_INVALID_REQ;
-err_prot:
-	vhca_resp_complete(qp, m, pkt, IB_WC_LOC_PROT_ERR, IB_WC_RECV);
-	vhca_rmsg_close(m);
-	return VHCA_NAK_REM_OP_ERR;
-err_inval:
-	vhca_rmsg_close(m);
-	return VHCA_NAK_INVALID_REQ;
-err_access:
-	vhca_rmsg_close(m);
-	return VHCA_NAK_REM_ACCESS_ERR;
+	ret = vhca_resp_place(qp, pkt, skb, off);
+	if (ret)
+		return ret;
+	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt) : 0;
 }
 
 /* A request packet for the responder of qp; in softirq. */
