@@ -124,6 +124,12 @@ int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable);
 enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev, u32 port);
 enum ib_port_state vhca_port_state(struct vhca_dev *vdev);
+int vhca_udata_check(struct ib_device *ibdev, struct ib_udata *udata,
+		     const char *verb);
+int vhca_object_get(struct ib_device *ibdev, atomic_t *count, int max,
+		    const char *verb);
+int vhca_create_prologue(struct ib_device *ibdev, struct ib_udata *udata,
+			 atomic_t *count, int max, const char *verb);
 
 /* vhca_debugfs.c */
 void vhca_debugfs_init(void);

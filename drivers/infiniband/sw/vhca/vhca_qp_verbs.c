@@ -112,18 +112,17 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  init->create_flags);
 		return -EOPNOTSUPP;
 	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (vhca_udata_check(&vdev->ibdev, udata, "create_qp"))
 		return -EINVAL;
 	err = vhca_qp_size_caps(&init->cap, !!init->srq, &geo);
 	if (err) {
 		ibdev_dbg(&vdev->ibdev, "create_qp: caps past the limits\n");
 		return err;
 	}
-	if (atomic_inc_return(&vdev->n_qp) > VHCA_MAX_QP) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	err = vhca_object_get(&vdev->ibdev, &vdev->n_qp, VHCA_MAX_QP,
+			      "create_qp");
+	if (err)
+		return err;
 
 	qp->uctx = udata ? rdma_udata_to_drv_context(udata,
 						     struct vhca_ucontext,
@@ -246,8 +245,7 @@ int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	enum ib_qp_state cur, next;
 	int err;
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (vhca_udata_check(ibqp->device, udata, "modify_qp"))
 		return -EINVAL;
 
 	mutex_lock(&qp->mutex);

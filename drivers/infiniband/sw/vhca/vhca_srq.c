@@ -71,17 +71,10 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = vhca_srq_check_init(ibsrq->device, init);
 	if (err)
 		return err;
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibsrq->device, "create_srq: unknown request data\n");
-		return -EINVAL;
-	}
-	if (atomic_inc_return(&vdev->n_srq) > VHCA_MAX_SRQ) {
-		ibdev_dbg(ibsrq->device, "create_srq: %u SRQs exist already\n",
-			  VHCA_MAX_SRQ);
-		err = -ENOMEM;
-		goto err_count;
-	}
+	err = vhca_create_prologue(ibsrq->device, udata, &vdev->n_srq,
+				   VHCA_MAX_SRQ, "create_srq");
+	if (err)
+		return err;
 
 	spin_lock_init(&srq->lock);
 	if (udata)
@@ -140,11 +133,8 @@ int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		ibdev_dbg(ibsrq->device, "modify_srq: resizing is not supported\n");
 		return -EOPNOTSUPP;
 	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibsrq->device, "modify_srq: unknown request data\n");
+	if (vhca_udata_check(ibsrq->device, udata, "modify_srq"))
 		return -EINVAL;
-	}
 	if (mask & IB_SRQ_LIMIT) {
 		if (attr->srq_limit >= srq->ring.count) {
 			ibdev_dbg(ibsrq->device,
