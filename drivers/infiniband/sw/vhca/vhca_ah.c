@@ -57,14 +57,6 @@ struct vhca_av *vhca_av_get(struct vhca_dev *vdev, u32 index,
 	return av;
 }
 
-struct vhca_av *vhca_av_hold(struct ib_ah *ibah)
-{
-	struct vhca_av *av = to_vah(ibah)->av;
-
-	refcount_inc(&av->ref);
-	return av;
-}
-
 void vhca_av_put(struct vhca_av *av)
 {
 	if (!refcount_dec_and_test(&av->ref))
