@@ -35,60 +35,55 @@ static void vhca_flush_cqe(struct vhca_qp *qp, struct ib_cq *ibcq, u64 wr_id,
 }
 
 /*
- * Complete every posted send WQE with a flush error.  The head comes from
- * the doorbell record: for a user QP it is untrusted, and a head that is not
- * within the ring's count of the tail is taken as "nothing posted".
+ * Complete every posted WQE of the send (send) or the receive queue with a
+ * flush error.  The head comes from the doorbell record: for a user QP it
+ * is untrusted, and a head that is not within the ring's count of the tail
+ * is taken as "nothing posted".
  */
-void vhca_qp_flush_sq(struct vhca_qp *qp)
+static void vhca_qp_flush(struct vhca_qp *qp, bool send)
 {
-	struct vhca_send_wqe *wqe;
+	struct vhca_ring *ring = send ? &qp->sq : &qp->rq;
+	u32 *tail = send ? &qp->sq_tail : &qp->rq_tail;
+	unsigned int queue = send ? 0 : 1;
+	const struct vhca_send_wqe *wqe;
 	enum ib_wc_opcode opcode;
-	u32 head, n;
+	u32 head, pending;
 	u64 wr_id;
 
-	lockdep_assert_held(&qp->sq_lock);
-	if (!qp->sq.count)
+	if (!ring->count)
 		return;
-	head = READ_ONCE(qp->recs.db->head[0]);
-	n = vhca_ring_used(&qp->sq, head, qp->sq_tail);
-	if (n == U32_MAX)
-		n = 0;
+	head = READ_ONCE(qp->recs.db->head[queue]);
+	pending = vhca_ring_used(ring, head, *tail);
+	if (pending == U32_MAX)
+		pending = 0;
 	/* The WQEs are read only after the head that published them. */
 	smp_rmb();
-	while (n--) {
-		wqe = vhca_ring_slot(&qp->sq, qp->sq_tail);
+	while (pending--) {
+		/* A receive WQE starts with its wr_id too. */
+		wqe = vhca_ring_slot(ring, *tail);
 		wr_id = READ_ONCE(wqe->wr_id);
-		opcode = vhca_wc_opcode(READ_ONCE(wqe->opcode));
-		qp->sq_tail++;
+		opcode = send ? vhca_wc_opcode(READ_ONCE(wqe->opcode)) :
+				IB_WC_RECV;
+		(*tail)++;
 		/* The slot is free before its CQE appears. */
-		smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
-		vhca_flush_cqe(qp, qp->ibqp.send_cq, wr_id, opcode);
+		smp_store_release(&qp->recs.st->tail[queue], *tail);
+		vhca_flush_cqe(qp, send ? qp->ibqp.send_cq : qp->ibqp.recv_cq,
+			       wr_id, opcode);
 	}
 }
 
+/* Flush the send queue; under sq_lock. */
+void vhca_qp_flush_sq(struct vhca_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	vhca_qp_flush(qp, true);
+}
+
+/* Flush the receive queue; under rq_lock. */
 void vhca_qp_flush_rq(struct vhca_qp *qp)
 {
-	struct vhca_recv_wqe *wqe;
-	u32 head, n;
-	u64 wr_id;
-
 	lockdep_assert_held(&qp->rq_lock);
-	if (!qp->rq.count)
-		return;
-	head = READ_ONCE(qp->recs.db->head[1]);
-	n = vhca_ring_used(&qp->rq, head, qp->rq_tail);
-	if (n == U32_MAX)
-		n = 0;
-	/* The WQEs are read only after the head that published them. */
-	smp_rmb();
-	while (n--) {
-		wqe = vhca_ring_slot(&qp->rq, qp->rq_tail);
-		wr_id = READ_ONCE(wqe->wr_id);
-		qp->rq_tail++;
-		/* The slot is free before its CQE appears. */
-		smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
-		vhca_flush_cqe(qp, qp->ibqp.recv_cq, wr_id, IB_WC_RECV);
-	}
+	vhca_qp_flush(qp, false);
 }
 
 /*
