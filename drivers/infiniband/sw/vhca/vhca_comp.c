@@ -15,19 +15,19 @@
  */
 void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
 {
-	struct vhca_swqe *w = vhca_qp_swqe(qp, qp->sq_tail);
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->sq_tail);
 	bool unsent = qp->req.next == qp->sq_tail;
 	struct vhca_cqe cqe = {
-		.wr_id = w->hdr.wr_id,
+		.wr_id = wqe->hdr.wr_id,
 		.status = status,
-		.opcode = vhca_wc_opcode(w->hdr.opcode),
-		.byte_len = w->len,
+		.opcode = vhca_wc_opcode(wqe->hdr.opcode),
+		.byte_len = wqe->len,
 		.qp_num = qp->ibqp.qp_num,
 	};
 	bool signaled = status != IB_WC_SUCCESS ||
-			(w->hdr.flags & VHCA_WQE_SIGNALED);
+			(wqe->hdr.flags & VHCA_WQE_SIGNALED);
 
-	w->fetched = false;
+	wqe->fetched = false;
 	qp->sq_tail++;
 	if (unsent) {
 		qp->req.next = qp->sq_tail;
@@ -327,7 +327,7 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}
-	if (pkt->opcode != VHCA_OP_RC_ACKNOWLEDGE)
+	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE)
 		progress = vhca_comp_read_response(qp, pkt, skb, off, &res);
 	else
 		progress = vhca_comp_aeth(qp, pkt, &res);

@@ -40,11 +40,11 @@ MODULE_PARM_DESC(qp_linger_ms,
 
 /* Under RCU, BHs off: a request for a QP number no QP has. */
 void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
-			  struct sk_buff *skb)
+		   struct sk_buff *skb)
 {
-	struct vhca_ghost *g;
+	struct vhca_ghost *ghost;
 	struct vhca_pkt ack = {
-		.opcode = VHCA_OP_RC_ACKNOWLEDGE,
+		.opcode = IB_OPCODE_RC_ACKNOWLEDGE,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 	};
 	struct ib_global_route grh;
@@ -53,19 +53,19 @@ void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 	void *payload;
 
 	/* SEND and WRITE requests only (RC opcodes below READ's). */
-	if (pkt->opcode >= VHCA_OP_RC_RDMA_READ_REQUEST)
+	if (pkt->opcode >= IB_OPCODE_RC_RDMA_READ_REQUEST)
 		return;
-	g = xa_load(&vdev->ghost_xa, pkt->dqpn);
-	if (!g || time_after(jiffies, g->expires) ||
-	    vhca_psn_diff(pkt->psn, g->resp_psn) >= 0)
+	ghost = xa_load(&vdev->ghost_xa, pkt->dqpn);
+	if (!ghost || time_after(jiffies, ghost->expires) ||
+	    vhca_psn_diff(pkt->psn, ghost->resp_psn) >= 0)
 		return;
 	vhca_net_rx_gids(skb, &sgid, &dgid);
-	if (memcmp(&sgid, &g->grh.dgid, sizeof(sgid)))
+	if (memcmp(&sgid, &ghost->grh.dgid, sizeof(sgid)))
 		return;
-	ack.dqpn = g->dest_qpn;
-	ack.psn = vhca_psn_add(g->resp_psn, -1);
-	ack.aeth_msn = g->resp_msn;
-	grh = g->grh;
+	ack.dqpn = ghost->dest_qpn;
+	ack.psn = vhca_psn_add(ghost->resp_psn, -1);
+	ack.aeth_msn = ghost->resp_msn;
+	grh = ghost->grh;
 	grh.sgid_attr = rdma_get_gid_attr(&vdev->ibdev, VHCA_PORT,
 					  grh.sgid_index);
 	if (IS_ERR(grh.sgid_attr))
@@ -73,17 +73,17 @@ void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 	out = vhca_tx_build(vdev, &ack, &payload);
 	if (!IS_ERR(out)) {
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
-		vhca_net_xmit(vdev, &grh, g->sport, out);
+		vhca_net_xmit(vdev, &grh, ghost->sport, out);
 	}
 	rdma_put_gid_attr(grh.sgid_attr);
 }
 
 static void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn)
 {
-	struct vhca_ghost *g = xa_erase(&vdev->ghost_xa, qpn);
+	struct vhca_ghost *ghost = xa_erase(&vdev->ghost_xa, qpn);
 
-	if (g) {
-		kfree_rcu(g, rcu);
+	if (ghost) {
+		kfree_rcu(ghost, rcu);
 		atomic_dec(&vdev->n_ghosts);
 	}
 }
@@ -93,13 +93,13 @@ static void vhca_ghost_gc(struct work_struct *work)
 	struct vhca_dev *vdev = container_of(to_delayed_work(work),
 					     struct vhca_dev, ghost_gc);
 	unsigned long qpn, next = 0;
-	struct vhca_ghost *g;
+	struct vhca_ghost *ghost;
 
-	xa_for_each(&vdev->ghost_xa, qpn, g) {
-		if (time_after(jiffies, g->expires))
+	xa_for_each(&vdev->ghost_xa, qpn, ghost) {
+		if (time_after(jiffies, ghost->expires))
 			vhca_ghost_free(vdev, qpn);
-		else if (!next || time_before(g->expires, next))
-			next = g->expires;
+		else if (!next || time_before(ghost->expires, next))
+			next = ghost->expires;
 	}
 	if (next)
 		queue_delayed_work(system_wq, &vdev->ghost_gc,
@@ -115,34 +115,34 @@ void vhca_engine_qp_linger(struct vhca_qp *qp)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	unsigned long linger = msecs_to_jiffies(READ_ONCE(qp_linger_ms));
-	struct vhca_ghost *g, *old;
+	struct vhca_ghost *ghost, *old;
 	unsigned long flags;
 
 	if (!linger || qp->ibqp.qp_type != IB_QPT_RC ||
 	    atomic_inc_return(&vdev->n_ghosts) > VHCA_GHOSTS_MAX)
 		goto out;
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	if (!g)
+	ghost = kzalloc(sizeof(*ghost), GFP_KERNEL);
+	if (!ghost)
 		goto out;
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if ((qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS ||
 	     qp->state == IB_QPS_SQD) && qp->resp.psn != qp->attr.rq_psn) {
-		g->grh = qp->attr.ah_attr.grh;
-		g->grh.sgid_attr = NULL;
-		g->dest_qpn = qp->attr.dest_qp_num;
-		g->resp_psn = qp->resp.psn;
-		g->resp_msn = qp->resp.msn;
-		g->sport = vhca_qp_sport(qp);
-		g->expires = jiffies + linger;
+		ghost->grh = qp->attr.ah_attr.grh;
+		ghost->grh.sgid_attr = NULL;
+		ghost->dest_qpn = qp->attr.dest_qp_num;
+		ghost->resp_psn = qp->resp.psn;
+		ghost->resp_msn = qp->resp.msn;
+		ghost->sport = vhca_qp_sport(qp);
+		ghost->expires = jiffies + linger;
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (!g->expires) {
-		kfree(g);
+	if (!ghost->expires) {
+		kfree(ghost);
 		goto out;
 	}
-	old = xa_store(&vdev->ghost_xa, qp->ibqp.qp_num, g, GFP_KERNEL);
+	old = xa_store(&vdev->ghost_xa, qp->ibqp.qp_num, ghost, GFP_KERNEL);
 	if (xa_is_err(old)) {
-		kfree(g);
+		kfree(ghost);
 		goto out;
 	}
 	if (old) {
@@ -165,10 +165,10 @@ void vhca_engine_dev_init(struct vhca_dev *vdev)
 void vhca_engine_dev_fini(struct vhca_dev *vdev)
 {
 	unsigned long qpn;
-	struct vhca_ghost *g;
+	struct vhca_ghost *ghost;
 
 	cancel_delayed_work_sync(&vdev->ghost_gc);
-	xa_for_each(&vdev->ghost_xa, qpn, g)
+	xa_for_each(&vdev->ghost_xa, qpn, ghost)
 		vhca_ghost_free(vdev, qpn);
 	xa_destroy(&vdev->ghost_xa);
 }

@@ -43,105 +43,105 @@ unsigned long vhca_req_timeout(const struct vhca_qp *qp)
  */
 static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 {
-	struct vhca_swqe *w = vhca_qp_swqe(qp, index);
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
 	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, index);
-	const struct vhca_sge *sge = vhca_wqe_read_send(qp, slot, &w->hdr);
+	const struct vhca_sge *sge = vhca_wqe_read_send(qp, slot, &wqe->hdr);
 	u32 mtu = vhca_qp_mtu(qp), npsn;
 	u64 len = 0;
 
-	w->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
-	w->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
-	w->wc_status = IB_WC_SUCCESS;
-	w->fetched = true;
+	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
+	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
+	wqe->wc_status = IB_WC_SUCCESS;
+	wqe->fetched = true;
 
-	if (w->hdr.opcode > VHCA_WR_RDMA_READ) {
-		w->wc_status = IB_WC_LOC_QP_OP_ERR;
-	} else if (w->hdr.flags & VHCA_WQE_INLINE) {
-		if (w->hdr.inline_len > qp->max_inline ||
-		    w->hdr.opcode == VHCA_WR_RDMA_READ)
-			w->wc_status = IB_WC_LOC_LEN_ERR;
+	if (wqe->hdr.opcode > VHCA_WR_RDMA_READ) {
+		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
+	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
+		if (wqe->hdr.inline_len > qp->max_inline ||
+		    wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		else
-			memcpy(w->data, sge, w->hdr.inline_len);
-		len = w->hdr.inline_len;
-	} else if (w->hdr.num_sge > qp->max_send_sge) {
-		w->wc_status = IB_WC_LOC_LEN_ERR;
+			memcpy(wqe->data, sge, wqe->hdr.inline_len);
+		len = wqe->hdr.inline_len;
+	} else if (wqe->hdr.num_sge > qp->max_send_sge) {
+		wqe->wc_status = IB_WC_LOC_LEN_ERR;
 	} else {
-		len = vhca_wqe_read_sges(w->sge, sge, w->hdr.num_sge);
+		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
 	}
 	if (len > VHCA_MAX_MSG_SIZE)
-		w->wc_status = IB_WC_LOC_LEN_ERR;
-	w->len = w->wc_status == IB_WC_SUCCESS ? len : 0;
+		wqe->wc_status = IB_WC_LOC_LEN_ERR;
+	wqe->len = wqe->wc_status == IB_WC_SUCCESS ? len : 0;
 
-	npsn = vhca_pkt_npkts(w->len, mtu);
-	w->first_psn = qp->req.psn;
-	w->last_psn = vhca_psn_add(qp->req.psn, npsn - 1);
-	if (w->wc_status == IB_WC_SUCCESS)
+	npsn = vhca_pkt_npkts(wqe->len, mtu);
+	wqe->first_psn = qp->req.psn;
+	wqe->last_psn = vhca_psn_add(qp->req.psn, npsn - 1);
+	if (wqe->wc_status == IB_WC_SUCCESS)
 		qp->req.psn = vhca_psn_add(qp->req.psn, npsn);
 }
 
 static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 {
-	static const u8 send[4] = { VHCA_OP_RC_SEND_MIDDLE,
-		VHCA_OP_RC_SEND_FIRST, VHCA_OP_RC_SEND_LAST,
-		VHCA_OP_RC_SEND_ONLY };
-	static const u8 write[4] = { VHCA_OP_RC_RDMA_WRITE_MIDDLE,
-		VHCA_OP_RC_RDMA_WRITE_FIRST, VHCA_OP_RC_RDMA_WRITE_LAST,
-		VHCA_OP_RC_RDMA_WRITE_ONLY };
+	static const u8 send[4] = { IB_OPCODE_RC_SEND_MIDDLE,
+		IB_OPCODE_RC_SEND_FIRST, IB_OPCODE_RC_SEND_LAST,
+		IB_OPCODE_RC_SEND_ONLY };
+	static const u8 write[4] = { IB_OPCODE_RC_RDMA_WRITE_MIDDLE,
+		IB_OPCODE_RC_RDMA_WRITE_FIRST, IB_OPCODE_RC_RDMA_WRITE_LAST,
+		IB_OPCODE_RC_RDMA_WRITE_ONLY };
 	int i = first | last << 1;
 
 	switch (wr) {
 	case VHCA_WR_SEND_WITH_IMM:
 		if (last)
-			return first ? VHCA_OP_RC_SEND_ONLY_WITH_IMM :
-				       VHCA_OP_RC_SEND_LAST_WITH_IMM;
+			return first ? IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE :
+				       IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE;
 		fallthrough;
 	case VHCA_WR_SEND:
 		return send[i];
 	case VHCA_WR_RDMA_WRITE_WITH_IMM:
 		if (last)
-			return first ? VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM :
-				       VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM;
+			return first ? IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				       IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
 		fallthrough;
 	case VHCA_WR_RDMA_WRITE:
 		return write[i];
 	default:
-		return VHCA_OP_RC_RDMA_READ_REQUEST;
+		return IB_OPCODE_RC_RDMA_READ_REQUEST;
 	}
 }
 
 /*
- * Queue packet n of WQE w.  Returns 0, or the work completion status that
+ * Queue packet n of WQE wqe.  Returns 0, or the work completion status that
  * fails the WQE (its local memory could not be read).
  */
-static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *w, u32 n,
+static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 			   struct sk_buff_head *list)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	bool read = w->hdr.opcode == VHCA_WR_RDMA_READ;
-	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(w->len, mtu);
+	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
+	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
 	bool first = n == 0, last = read || n == npkts - 1;
 	u32 done = 0;
 	struct vhca_pkt pkt = {
-		.opcode = vhca_req_opcode(w->hdr.opcode, first, last),
+		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last),
 		.dqpn = qp->attr.dest_qp_num,
-		.psn = vhca_psn_add(w->first_psn, n),
-		.paylen = read ? 0 : vhca_pkt_seg_len(w->len, mtu, n),
+		.psn = vhca_psn_add(wqe->first_psn, n),
+		.paylen = read ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
 		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
-		.se = last && (w->hdr.flags & VHCA_WQE_SOLICITED),
-		.imm = w->hdr.imm_data,
-		.reth_va = w->hdr.rdma.remote_addr,
-		.reth_rkey = w->hdr.rdma.rkey,
-		.reth_len = w->len,
+		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
+		.imm = wqe->hdr.imm_data,
+		.reth_va = wqe->hdr.rdma.remote_addr,
+		.reth_rkey = wqe->hdr.rdma.rkey,
+		.reth_len = wqe->len,
 	};
 	struct sk_buff *skb;
 	void *payload;
 	int err = 0;
 
 	/* A READ partly answered already asks only for the rest again. */
-	if (read && w == vhca_qp_swqe(qp, qp->sq_tail) &&
-	    vhca_psn_after(qp->comp.psn, w->first_psn) &&
-	    !vhca_psn_after(qp->comp.psn, w->last_psn)) {
-		done = vhca_psn_diff(qp->comp.psn, w->first_psn) * mtu;
+	if (read && wqe == vhca_qp_swqe(qp, qp->sq_tail) &&
+	    vhca_psn_after(qp->comp.psn, wqe->first_psn) &&
+	    !vhca_psn_after(qp->comp.psn, wqe->last_psn)) {
+		done = vhca_psn_diff(qp->comp.psn, wqe->first_psn) * mtu;
 		pkt.psn = qp->comp.psn;
 		pkt.reth_va += done;
 		pkt.reth_len -= done;
@@ -150,10 +150,10 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *w, u32 n,
 	skb = vhca_tx_build(vdev, &pkt, &payload);
 	if (IS_ERR(skb))
 		return 0;	/* lost: the timer resends it */
-	if (w->hdr.flags & VHCA_WQE_INLINE)
-		memcpy(payload, w->data + n * mtu, pkt.paylen);
+	if (wqe->hdr.flags & VHCA_WQE_INLINE)
+		memcpy(payload, wqe->data + n * mtu, pkt.paylen);
 	else if (pkt.paylen)
-		err = vhca_sge_copy(vdev, qp->ibqp.pd, w->sge, w->hdr.num_sge,
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
 				    (u64)n * mtu, payload, pkt.paylen,
 				    VHCA_COPY_FROM_MR, 0);
 	if (err) {
@@ -180,11 +180,11 @@ bool vhca_req_busy(const struct vhca_qp *qp)
  */
 u32 vhca_req_next_psn(struct vhca_qp *qp)
 {
-	struct vhca_swqe *w = vhca_qp_swqe(qp, qp->req.next);
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->req.next);
 
-	if (qp->req.next - qp->sq_tail == qp->sq.count || !w->fetched)
+	if (qp->req.next - qp->sq_tail == qp->sq.count || !wqe->fetched)
 		return qp->req.psn;
-	return vhca_psn_add(w->first_psn, qp->req.pkt);
+	return vhca_psn_add(wqe->first_psn, qp->req.pkt);
 }
 
 /* Fences: a WQE waits for every READ before it to complete. */
@@ -232,7 +232,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 mtu, head, budget = VHCA_REQ_BUDGET;
-	struct vhca_swqe *w;
+	struct vhca_swqe *wqe;
 	bool kicked = qp->db.kicked;
 	int status;
 
@@ -250,35 +250,35 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 	}
 
 	while (qp->req.next != head && budget) {
-		w = vhca_qp_swqe(qp, qp->req.next);
-		if (!w->fetched)
+		wqe = vhca_qp_swqe(qp, qp->req.next);
+		if (!wqe->fetched)
 			vhca_req_fetch(qp, qp->req.next);
-		if (w->wc_status != IB_WC_SUCCESS) {
+		if (wqe->wc_status != IB_WC_SUCCESS) {
 			/* It fails once everything before it completed. */
 			if (qp->req.next == qp->sq_tail)
-				*failed = w->wc_status;
+				*failed = wqe->wc_status;
 			break;
 		}
 		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
 		    VHCA_REQ_WINDOW)
 			break;
-		if (!qp->req.pkt && (w->hdr.flags & VHCA_WQE_FENCE) &&
+		if (!qp->req.pkt && (wqe->hdr.flags & VHCA_WQE_FENCE) &&
 		    vhca_req_reads_pending(qp, qp->req.next))
 			break;
-		if (!qp->req.pkt && w->hdr.opcode == VHCA_WR_RDMA_READ &&
+		if (!qp->req.pkt && wqe->hdr.opcode == VHCA_WR_RDMA_READ &&
 		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
 							  qp->attr.max_rd_atomic))
 			break;
-		status = vhca_req_packet(qp, w, qp->req.pkt, list);
+		status = vhca_req_packet(qp, wqe, qp->req.pkt, list);
 		if (status) {
 			if (qp->req.next == qp->sq_tail)
 				*failed = status;
-			w->wc_status = status;
+			wqe->wc_status = status;
 			break;
 		}
 		budget--;
-		if (w->hdr.opcode == VHCA_WR_RDMA_READ ||
-		    ++qp->req.pkt == vhca_pkt_npkts(w->len, mtu)) {
+		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ ||
+		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
 			qp->req.pkt = 0;
 			qp->req.next++;
 		}
@@ -347,26 +347,26 @@ void vhca_req_work(struct work_struct *work)
 void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
 {
 	u32 i, end = qp->req.next + !!qp->req.pkt, mtu = vhca_qp_mtu(qp);
-	struct vhca_swqe *w;
+	struct vhca_swqe *wqe;
 	s32 pkt;
 
 	for (i = qp->sq_tail; i != end; i++) {
-		w = vhca_qp_swqe(qp, i);
-		if (!vhca_psn_before(w->last_psn, psn))
+		wqe = vhca_qp_swqe(qp, i);
+		if (!vhca_psn_before(wqe->last_psn, psn))
 			break;
 	}
 	if (i == end)
 		return;		/* nothing sent from psn on */
-	w = vhca_qp_swqe(qp, i);
-	pkt = vhca_psn_diff(psn, w->first_psn);
+	wqe = vhca_qp_swqe(qp, i);
+	pkt = vhca_psn_diff(psn, wqe->first_psn);
 	qp->req.next = i;
-	qp->req.pkt = w->hdr.opcode == VHCA_WR_RDMA_READ || pkt < 0 ? 0 :
-		     min_t(u32, pkt, vhca_pkt_npkts(w->len, mtu) - 1);
-	w = vhca_qp_swqe(qp, qp->sq_tail);
-	if (w->hdr.opcode != VHCA_WR_RDMA_READ ||
-	    vhca_psn_before(qp->comp.psn, w->first_psn) ||
-	    vhca_psn_after(qp->comp.psn, w->last_psn))
-		qp->comp.psn = w->first_psn;
+	qp->req.pkt = wqe->hdr.opcode == VHCA_WR_RDMA_READ || pkt < 0 ? 0 :
+		     min_t(u32, pkt, vhca_pkt_npkts(wqe->len, mtu) - 1);
+	wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||
+	    vhca_psn_before(qp->comp.psn, wqe->first_psn) ||
+	    vhca_psn_after(qp->comp.psn, wqe->last_psn))
+		qp->comp.psn = wqe->first_psn;
 	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
 }
 

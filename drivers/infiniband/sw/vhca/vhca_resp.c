@@ -12,30 +12,30 @@
 
 #include "vhca_engine.h"
 
-void vhca_rmsg_close(struct vhca_rmsg *m)
+void vhca_rmsg_close(struct vhca_rmsg *msg)
 {
-	if (m->mr)
-		vhca_mr_put(m->mr);
-	memset(m, 0, sizeof(*m));
+	if (msg->mr)
+		vhca_mr_put(msg->mr);
+	memset(msg, 0, sizeof(*msg));
 }
 
-static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *m,
+static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
 			       const struct vhca_pkt *pkt, u8 status,
 			       enum ib_wc_opcode opcode)
 {
 	struct vhca_cqe cqe = {
-		.wr_id = m->rwqe.wr_id,
+		.wr_id = msg->rwqe.wr_id,
 		.status = status,
 		.opcode = opcode,
-		.byte_len = m->offset,
+		.byte_len = msg->offset,
 		.qp_num = qp->ibqp.qp_num,
 		.src_qp = qp->attr.dest_qp_num,
 	};
 
-	if (pkt->opcode == VHCA_OP_RC_SEND_LAST_WITH_IMM ||
-	    pkt->opcode == VHCA_OP_RC_SEND_ONLY_WITH_IMM ||
-	    pkt->opcode == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
-	    pkt->opcode == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM) {
+	if (pkt->opcode == IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE ||
+	    pkt->opcode == IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE ||
+	    pkt->opcode == IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE ||
+	    pkt->opcode == IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE) {
 		cqe.flags |= VHCA_CQE_WITH_IMM;
 		cqe.imm_data = pkt->imm;
 	}
@@ -75,10 +75,10 @@ static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			.aeth_msn = qp->resp.msn,
 		};
 
-		rsp.opcode = npkts == 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY :
-			     !i ? VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST :
-			     i == npkts - 1 ? VHCA_OP_RC_RDMA_READ_RESPONSE_LAST :
-			     VHCA_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		rsp.opcode = npkts == 1 ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			     !i ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
+			     i == npkts - 1 ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 		skb = vhca_tx_build(to_vdev(qp->ibqp.device), &rsp, &payload);
 		if (IS_ERR(skb))
 			break;	/* the requester reads again */
@@ -203,8 +203,8 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
 
 	if (msg->send) {
 		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS, IB_WC_RECV);
-	} else if (op == VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM ||
-		   op == VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM) {
+	} else if (op == IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE ||
+		   op == IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE) {
 		if (!vhca_wqe_take_recv(qp, msg, &bad)) {
 			vhca_rmsg_close(msg);
 			return -EAGAIN;
@@ -226,10 +226,10 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			  struct sk_buff_head *list)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
-	bool send = pkt->opcode <= VHCA_OP_RC_SEND_ONLY_WITH_IMM;
+	bool send = pkt->opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE;
 	int ret;
 
-	if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
 				     vhca_resp_read(qp, pkt, list);
 
@@ -264,7 +264,7 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	 * The end of a SEND or WRITE message: the send doorbell sleeps
 	 * before the process can see the message (vhca_db_expire()).
 	 */
-	if (pkt->opcode < VHCA_OP_RC_RDMA_READ_REQUEST &&
+	if (pkt->opcode < IB_OPCODE_RC_RDMA_READ_REQUEST &&
 	    (opflags & VHCA_PKT_LAST) && qp->sq.count)
 		vhca_db_expire(qp, true);
 
@@ -273,7 +273,7 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD)
 		goto out;
-	if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		npsn = vhca_pkt_npkts(pkt->reth_len, mtu);
 	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
 	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
@@ -285,27 +285,30 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		/* A gap: ask once for what is missing. */
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			vhca_tx_queue_ack(qp, vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR),
-				       qp->resp.psn, &list);
+			vhca_tx_queue_ack(qp,
+					  vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR),
+					  qp->resp.psn, &list);
 		}
 		goto out;
 	}
 	if (diff < 0) {
 		/* A duplicate: acknowledged again, READs answered again. */
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
-		if (pkt->opcode == VHCA_OP_RC_RDMA_READ_REQUEST)
+		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 			vhca_resp_read(qp, pkt, &list);
 		else
-			vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-				       vhca_psn_add(qp->resp.psn, -1),
-				       &list);
+			vhca_tx_queue_ack(qp,
+					  vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+					  vhca_psn_add(qp->resp.psn, -1),
+					  &list);
 		goto out;
 	}
 
 	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, &list);
 	if (ret == -EAGAIN) {
-		vhca_tx_queue_ack(qp, vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
-			       pkt->psn, &list);
+		vhca_tx_queue_ack(qp,
+				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
+				  pkt->psn, &list);
 		goto out;
 	}
 	if (ret > 0) {
@@ -315,9 +318,9 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	}
 	qp->resp.nak_sent = false;
 	qp->resp.psn = vhca_psn_add(pkt->psn, npsn);
-	if (pkt->ackreq && pkt->opcode != VHCA_OP_RC_RDMA_READ_REQUEST)
+	if (pkt->ackreq && pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST)
 		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-			       pkt->psn, &list);
+				  pkt->psn, &list);
 out:
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	vhca_tx_list(qp, &list);

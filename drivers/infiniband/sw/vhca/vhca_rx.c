@@ -35,11 +35,11 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		goto drop;
 	}
 	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
-	if (pkt.opcode > VHCA_OP_RC_ACKNOWLEDGE)
+	if (pkt.opcode > IB_OPCODE_RC_ACKNOWLEDGE)
 		goto drop;
 
-	if (pkt.opcode >= VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST &&
-	    pkt.opcode <= VHCA_OP_RC_ACKNOWLEDGE)
+	if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
+	    pkt.opcode <= IB_OPCODE_RC_ACKNOWLEDGE)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);

@@ -36,7 +36,7 @@ u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
 	return len;
 }
 
-bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad)
+bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
 {
 	const struct vhca_recv_wqe *slot;
 	const struct vhca_sge *sge;
@@ -44,7 +44,7 @@ bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad)
 
 	*bad = false;
 	if (qp->ibqp.srq) {
-		int err = vhca_srq_take(to_vsrq(qp->ibqp.srq), &m->rwqe, m->sge);
+		int err = vhca_srq_take(to_vsrq(qp->ibqp.srq), &msg->rwqe, msg->sge);
 
 		*bad = err == -EINVAL;
 		return err != -ENOENT;
@@ -58,13 +58,13 @@ bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad)
 		return false;
 	slot = vhca_ring_slot(&qp->rq, qp->rq_tail);
 	sge = (const struct vhca_sge *)(slot + 1);
-	m->rwqe.wr_id = READ_ONCE(slot->wr_id);
-	m->rwqe.num_sge = READ_ONCE(slot->num_sge);
-	if (m->rwqe.num_sge > qp->max_recv_sge) {
+	msg->rwqe.wr_id = READ_ONCE(slot->wr_id);
+	msg->rwqe.num_sge = READ_ONCE(slot->num_sge);
+	if (msg->rwqe.num_sge > qp->max_recv_sge) {
 		*bad = true;
-		m->rwqe.num_sge = 0;
+		msg->rwqe.num_sge = 0;
 	}
-	vhca_wqe_read_sges(m->sge, sge, m->rwqe.num_sge);
+	vhca_wqe_read_sges(msg->sge, sge, msg->rwqe.num_sge);
 	qp->rq_tail++;
 	/* The slot is read before the provider may reuse it. */
 	smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
