@@ -124,12 +124,68 @@ int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable);
 enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev, u32 port);
 enum ib_port_state vhca_port_state(struct vhca_dev *vdev);
-int vhca_udata_check(struct ib_device *ibdev, struct ib_udata *udata,
-		     const char *verb);
-int vhca_object_get(struct ib_device *ibdev, atomic_t *count, int max,
-		    const char *verb);
-int vhca_create_prologue(struct ib_device *ibdev, struct ib_udata *udata,
-			 atomic_t *count, int max, const char *verb);
+
+/* The checks every verb that creates an object makes first. */
+
+/**
+ * vhca_udata_check() - refuse request data this driver does not know
+ * @ibdev: the device
+ * @udata: the verb's user data, NULL for a kernel caller
+ * @verb: the verb's name, for the debug message
+ *
+ * Return: 0, or -EINVAL when the request carries any byte other than zero.
+ */
+static inline int vhca_udata_check(struct ib_device *ibdev,
+				   struct ib_udata *udata, const char *verb)
+{
+	if (!udata || !udata->inlen ||
+	    ib_is_udata_cleared(udata, 0, udata->inlen))
+		return 0;
+	ibdev_dbg(ibdev, "%s: unknown request data\n", verb);
+	return -EINVAL;
+}
+
+/**
+ * vhca_object_get() - count one more object of a kind against its limit
+ * @ibdev: the device
+ * @count: the device's count of objects of that kind
+ * @max: the limit query_device reports
+ * @verb: the verb's name, for the debug message
+ *
+ * The caller gives the count back with atomic_dec() when the object goes,
+ * or when its creation fails later.
+ *
+ * Return: 0, or -ENOMEM (the count unchanged) when @max exist already.
+ */
+static inline int vhca_object_get(struct ib_device *ibdev, atomic_t *count,
+				  int max, const char *verb)
+{
+	if (atomic_inc_return(count) <= max)
+		return 0;
+	atomic_dec(count);
+	ibdev_dbg(ibdev, "%s: %d exist already\n", verb, max);
+	return -ENOMEM;
+}
+
+/**
+ * vhca_create_prologue() - the checks of a create verb, before any work
+ * @ibdev: the device
+ * @udata: the verb's user data, NULL for a kernel caller
+ * @count: the device's count of objects of that kind
+ * @max: its limit
+ * @verb: the verb's name, for debug messages
+ *
+ * Return: 0 with the object counted, or the error of vhca_udata_check()
+ * or vhca_object_get().
+ */
+static inline int vhca_create_prologue(struct ib_device *ibdev,
+				       struct ib_udata *udata,
+				       atomic_t *count, int max,
+				       const char *verb)
+{
+	return vhca_udata_check(ibdev, udata, verb) ?:
+	       vhca_object_get(ibdev, count, max, verb);
+}
 
 /* vhca_debugfs.c */
 void vhca_debugfs_init(void);
