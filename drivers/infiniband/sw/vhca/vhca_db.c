@@ -78,9 +78,8 @@ bool vhca_db_idle(struct vhca_qp *qp)
  * End the poll window of an idle doorbell: a last look, then sleep.  With
  * answer, the responder took a message: the process is likely to answer
  * it with a post_send of its own (a ping-pong), which then kicks at once
- * instead of waiting for db_timer (under TCG a soft hrtimer fires up to a
- * millisecond late); a window not open yet (requests in flight) is
- * skipped.  A stream that only sends gets no messages and keeps its
+ * instead of waiting for db_timer; a window not open yet (requests in
+ * flight) is skipped.  A stream that only sends gets no messages and keeps its
  * window: its posts need no system call.
  */
 void vhca_db_expire(struct vhca_qp *qp, bool answer)

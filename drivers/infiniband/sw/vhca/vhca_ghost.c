@@ -17,11 +17,10 @@
  * for may still be waiting for the ACK of its last request, and when that
  * ACK was lost, it sends the request again (it cannot tell a lost ACK from
  * a lost request).  A QP that is gone would leave it to fail with a retry
- * error (ibv_rc_pingpong's end on a lossy link, on either side); the ghost
- * acknowledges it again, as TCP's TIME-WAIT does for a last ACK.  Only
- * such duplicates, from the QP's own peer, are answered: a request the QP
- * never received, a READ or anything else is dropped as for any unknown
- * QP number (QP numbers are allocated cyclically, 16M of them).
+ * error; the ghost acknowledges it again, as TCP's TIME-WAIT does for a
+ * last ACK.  Only such duplicates, from the QP's own peer, are answered: a
+ * request the QP never received, a READ or anything else is dropped as for
+ * any unknown QP number (QP numbers are allocated cyclically, 16M of them).
  */
 struct vhca_ghost {
 	struct rcu_head rcu;

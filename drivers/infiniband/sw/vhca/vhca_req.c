@@ -15,9 +15,8 @@
 /*
  * The retransmit timeout: 4.096 us * 2^timeout, doubled for each timeout
  * in a row without a response making progress (retry_cnt - retry_left):
- * a responder slower than the timeout (rxe on a slow host needs more than
- * 8 * 67 ms to acknowledge a 64-packet message) gets the time it needs
- * instead of ever more retransmissions.
+ * a responder slower than the timeout gets the time it needs instead of
+ * ever more retransmissions.
  */
 unsigned long vhca_req_timeout(const struct vhca_qp *qp)
 {
@@ -174,9 +173,7 @@ bool vhca_req_busy(const struct vhca_qp *qp)
  * The PSN of the next packet the requester sends: in the WQE at sq_next
  * when that one was fetched (sent before a rewind), else a new one.  When
  * every slot of the ring is in flight, the slot at sq_next holds the
- * oldest WQE (sq_tail's), not the next one (ibv_rc_pingpong's queue has
- * one slot: read from that slot, a sequence NAK for the WQE in flight
- * looked like one for a packet not sent yet and waited for the timeout).
+ * oldest WQE (sq_tail's), not the next one: the next PSN is then req.psn.
  */
 u32 vhca_req_next_psn(struct vhca_qp *qp)
 {
