@@ -85,13 +85,12 @@ static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 	return 0;
 }
 
-int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		   struct ib_udata *udata)
+/* What create_qp refuses before any work: type, flags, request data, caps. */
+static int vhca_qp_check_create(struct vhca_dev *vdev,
+				struct ib_qp_init_attr *init,
+				struct ib_udata *udata,
+				struct vhca_qp_geometry *geo)
 {
-	struct vhca_dev *vdev = to_vdev(ibqp->device);
-	struct vhca_qp *qp = to_vqp(ibqp);
-	struct vhca_create_qp_resp resp = {};
-	struct vhca_qp_geometry geo;
 	int err;
 
 	switch (init->qp_type) {
@@ -114,11 +113,75 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (vhca_udata_check(&vdev->ibdev, udata, "create_qp"))
 		return -EINVAL;
-	err = vhca_qp_size_caps(&init->cap, !!init->srq, &geo);
-	if (err) {
+	err = vhca_qp_size_caps(&init->cap, !!init->srq, geo);
+	if (err)
 		ibdev_dbg(&vdev->ibdev, "create_qp: caps past the limits\n");
-		return err;
+	return err;
+}
+
+/* The rings of a new QP; its records were allocated before. */
+static int vhca_qp_alloc_rings(struct vhca_dev *vdev, struct vhca_qp *qp,
+			       const struct vhca_qp_geometry *geo)
+{
+	int err;
+
+	if (geo->sq_count) {
+		err = vhca_ring_alloc(vdev, qp->uctx, &qp->sq, geo->sq_count,
+				      geo->sq_stride, true);
+		if (err)
+			return err;
 	}
+	if (geo->rq_count) {
+		err = vhca_ring_alloc(vdev, qp->uctx, &qp->rq, geo->rq_count,
+				      geo->rq_stride, true);
+		if (err) {
+			if (qp->sq.count)
+				vhca_ring_free(vdev, &qp->sq);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void vhca_qp_free_rings(struct vhca_dev *vdev, struct vhca_qp *qp)
+{
+	if (qp->rq.count)
+		vhca_ring_free(vdev, &qp->rq);
+	if (qp->sq.count)
+		vhca_ring_free(vdev, &qp->sq);
+}
+
+/* The create response of a user QP: where its rings are and their shape. */
+static int vhca_qp_create_resp(struct vhca_qp *qp, struct ib_udata *udata)
+{
+	struct vhca_create_qp_resp resp = {};
+
+	if (qp->sq.mmap)
+		resp.sq_mmap_offset = rdma_user_mmap_get_offset(&qp->sq.mmap->rdma);
+	if (qp->rq.mmap)
+		resp.rq_mmap_offset = rdma_user_mmap_get_offset(&qp->rq.mmap->rdma);
+	resp.sq_size = qp->sq.size;
+	resp.rq_size = qp->rq.size;
+	resp.sq_count = qp->sq.count;
+	resp.rq_count = qp->rq.count;
+	resp.sq_stride = qp->sq.stride;
+	resp.rq_stride = qp->rq.stride;
+	resp.db_index = qp->recs.index;
+	resp.max_inline = qp->max_inline;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibqp->device);
+	struct vhca_qp *qp = to_vqp(ibqp);
+	struct vhca_qp_geometry geo;
+	int err;
+
+	err = vhca_qp_check_create(vdev, init, udata, &geo);
+	if (err)
+		return err;
 	err = vhca_object_get(&vdev->ibdev, &vdev->n_qp, VHCA_MAX_QP,
 			      "create_qp");
 	if (err)
@@ -140,42 +203,17 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = vhca_recs_alloc(vdev, qp->uctx, &qp->recs);
 	if (err)
 		goto err_count;
-	if (geo.sq_count) {
-		err = vhca_ring_alloc(vdev, qp->uctx, &qp->sq, geo.sq_count,
-				      geo.sq_stride, true);
-		if (err)
-			goto err_recs;
-	}
-	if (geo.rq_count) {
-		err = vhca_ring_alloc(vdev, qp->uctx, &qp->rq, geo.rq_count,
-				      geo.rq_stride, true);
-		if (err)
-			goto err_sq;
-	}
+	err = vhca_qp_alloc_rings(vdev, qp, &geo);
+	if (err)
+		goto err_recs;
 	err = vhca_engine_qp_init(qp);
 	if (err)
-		goto err_rq;
+		goto err_rings;
 	err = vhca_qp_alloc_qpn(vdev, qp, init->qp_type);
 	if (err)
 		goto err_engine;
-
 	if (udata) {
-		if (qp->sq.mmap)
-			resp.sq_mmap_offset =
-				rdma_user_mmap_get_offset(&qp->sq.mmap->rdma);
-		if (qp->rq.mmap)
-			resp.rq_mmap_offset =
-				rdma_user_mmap_get_offset(&qp->rq.mmap->rdma);
-		resp.sq_size = qp->sq.size;
-		resp.rq_size = qp->rq.size;
-		resp.sq_count = qp->sq.count;
-		resp.rq_count = qp->rq.count;
-		resp.sq_stride = qp->sq.stride;
-		resp.rq_stride = qp->rq.stride;
-		resp.db_index = qp->recs.index;
-		resp.max_inline = qp->max_inline;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
+		err = vhca_qp_create_resp(qp, udata);
 		if (err)
 			goto err_qpn;
 	}
@@ -185,12 +223,8 @@ err_qpn:
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
 err_engine:
 	vhca_engine_qp_fini(qp);
-err_rq:
-	if (qp->rq.count)
-		vhca_ring_free(vdev, &qp->rq);
-err_sq:
-	if (qp->sq.count)
-		vhca_ring_free(vdev, &qp->sq);
+err_rings:
+	vhca_qp_free_rings(vdev, qp);
 err_recs:
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);
 err_count:
@@ -305,10 +339,7 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
 	vhca_engine_qp_fini(qp);
 	vhca_engine_qp_linger(qp);
-	if (qp->rq.count)
-		vhca_ring_free(vdev, &qp->rq);
-	if (qp->sq.count)
-		vhca_ring_free(vdev, &qp->sq);
+	vhca_qp_free_rings(vdev, qp);
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);
 	mutex_destroy(&qp->tx_mutex);
 	mutex_destroy(&qp->mutex);
