@@ -96,7 +96,9 @@ void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
  * @slot: the slot, in memory the provider may write at any time
  * @hdr: the copy; the opcode-specific union is left to the caller
  *
- * Every field is read once.  Return: the slot's SGE list or inline data.
+ * Every field is read once.
+ *
+ * Return: the slot's SGE list or inline data.
  */
 const struct vhca_sge *vhca_wqe_read_send(const struct vhca_qp *qp,
 					  const struct vhca_send_wqe *slot,
@@ -125,33 +127,119 @@ u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
 bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad);
 
 /* vhca_req.c */
+
+/**
+ * vhca_req_run() - one requester pass of an RC QP, then the doorbell's state
+ * @qp: the QP, in RTS
+ *
+ * Sends up to VHCA_REQ_BUDGET packets of the WQEs the doorbell shows, after
+ * dropping sq_lock.  Any context: the work item (vhca_req_work()), the kick
+ * system call, the doorbell's timer.  Passes never overlap; a caller that
+ * finds one under way has it queue the work item when it ends.
+ */
 void vhca_req_run(struct vhca_qp *qp);
 void vhca_req_work(struct work_struct *work);
+
+/**
+ * vhca_req_rexmit_timer() - the retransmit (and RNR delay) timer's handler
+ * @t: the QP's req.rexmit_timer
+ *
+ * Rewinds to the oldest unacknowledged WQE and queues the work item, or,
+ * with no retry left, fails the QP with IB_WC_RETRY_EXC_ERR.
+ */
 void vhca_req_rexmit_timer(struct timer_list *t);
-bool vhca_req_busy(const struct vhca_qp *qp);
-u32 vhca_req_next_psn(struct vhca_qp *qp);
-bool vhca_req_pending(struct vhca_qp *qp);
+
+/**
+ * vhca_req_rewind() - send again from a PSN on (go-back-N)
+ * @qp: the QP, sq_lock held, WQEs outstanding
+ * @psn: the first PSN to send again; a READ is asked again from its
+ *       request, for what its responses have not brought yet
+ */
 void vhca_req_rewind(struct vhca_qp *qp, u32 psn);
+
+/* Under sq_lock: packets are in flight (sent, not acknowledged). */
+bool vhca_req_busy(const struct vhca_qp *qp);
+/* Under sq_lock: the PSN of the next packet the requester sends. */
+u32 vhca_req_next_psn(struct vhca_qp *qp);
+/* Under sq_lock: the doorbell shows WQEs not sent yet. */
+bool vhca_req_pending(struct vhca_qp *qp);
+/* The retransmit timeout, backed off by the timeouts in a row. */
 unsigned long vhca_req_timeout(const struct vhca_qp *qp);
 
 /* vhca_comp.c */
+
+/**
+ * vhca_comp_wqe() - complete the oldest send WQE (at sq_tail)
+ * @qp: the QP, sq_lock held
+ * @status: its work completion status
+ *
+ * The SQ slot is released before the CQE appears.
+ */
 void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
+
+/**
+ * vhca_qp_fatal() - the QP fails
+ * @qp: the QP, no lock held
+ * @status: the oldest send WQE's status, or IB_WC_SUCCESS for a failure of
+ *          the responder (then IB_EVENT_QP_FATAL reports it)
+ *
+ * The QP moves to the error state, where the rest is flushed.
+ */
 void vhca_qp_fatal(struct vhca_qp *qp, u8 status);
 void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  struct sk_buff *skb, u32 off);
 
 /* vhca_resp.c */
+
+/**
+ * vhca_resp_rx() - a request packet for the responder of an RC QP
+ * @qp: the QP
+ * @pkt: the parsed packet
+ * @opflags: its opcode's VHCA_PKT_* flags
+ * @skb: the packet, its payload at @off
+ * @off: where the payload starts in @skb
+ *
+ * Softirq.  Takes rq_lock; the ACKs, NAKs and READ responses it builds are
+ * sent after the lock is dropped.
+ */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  u8 opflags, struct sk_buff *skb, u32 off);
+/* Close the responder's message in progress (drops its MR reference). */
 void vhca_rmsg_close(struct vhca_rmsg *msg);
 
 /* vhca_db.c */
+
+/* Under sq_lock: set or clear VHCA_STATUS_NEEDS_WAKEUP. */
 void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set);
+
+/**
+ * vhca_db_idle() - the doorbell after a pass left nothing to send
+ * @qp: the QP, sq_lock held
+ *
+ * Return: true when WQEs came while the flag was being set: the caller
+ * runs another pass.
+ */
 bool vhca_db_idle(struct vhca_qp *qp);
+
+/**
+ * vhca_db_expire() - end the doorbell's poll window now
+ * @qp: the QP, no lock held
+ * @answer: the responder took a message the process may answer
+ */
 void vhca_db_expire(struct vhca_qp *qp, bool answer);
 enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
 
 /* vhca_ghost.c */
+
+/**
+ * vhca_ghost_rx() - a request for a QP number no QP has
+ * @vdev: the device
+ * @pkt: the parsed packet
+ * @skb: the packet, for its source address
+ *
+ * A lingering QP of that number acknowledges a duplicate from its peer
+ * again; anything else is ignored.  Under RCU, BHs off.
+ */
 void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		   struct sk_buff *skb);
 
