@@ -51,12 +51,34 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 	return 0;
 }
 
+/* Every packet comes from this GID (the QPs' peer GID is all zeros). */
+static union ib_gid engine_test_source_gid;
+
 enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
 					union ib_gid *sgid, union ib_gid *dgid)
 {
-	memset(sgid, 0, sizeof(*sgid));
+	*sgid = engine_test_source_gid;
 	memset(dgid, 0, sizeof(*dgid));
 	return RDMA_NETWORK_IPV4;
+}
+
+/*
+ * The bare device has no GID table: the lingering QPs' lookup of their
+ * source GID gets this entry (only the engine's code in this module calls
+ * these two).
+ */
+static const struct ib_gid_attr engine_test_gid_attr = {
+	.gid_type = IB_GID_TYPE_ROCE_UDP_ENCAP,
+};
+
+const struct ib_gid_attr *rdma_get_gid_attr(struct ib_device *device,
+					    u32 port_num, int index)
+{
+	return &engine_test_gid_attr;
+}
+
+void rdma_put_gid_attr(const struct ib_gid_attr *attr)
+{
 }
 
 struct engine_test {
@@ -199,7 +221,8 @@ static int engine_test_init_with(struct kunit *test, u8 retry_cnt,
 	t->vdev->ibdev.num_comp_vectors = 1;
 	xa_init_flags(&t->vdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&t->vdev->mr_xa, XA_FLAGS_ALLOC1);
-	xa_init(&t->vdev->ghost_xa);
+	vhca_engine_dev_init(t->vdev);
+	memset(&engine_test_source_gid, 0, sizeof(engine_test_source_gid));
 	t->pd.device = &t->vdev->ibdev;
 	t->mr = vhca_get_dma_mr(&t->pd, IB_ACCESS_LOCAL_WRITE |
 				IB_ACCESS_REMOTE_WRITE |
@@ -233,7 +256,7 @@ static void engine_test_exit(struct kunit *test)
 	skb_queue_purge(&engine_test_sent);
 	xa_destroy(&t->vdev->qp_xa);
 	xa_destroy(&t->vdev->mr_xa);
-	xa_destroy(&t->vdev->ghost_xa);
+	vhca_engine_dev_fini(t->vdev);
 	poll_budget = t->saved_poll_budget;
 }
 
@@ -820,6 +843,51 @@ static void engine_rnr_nak_sent(struct kunit *test)
 	expect_cqe(test, t->recv_cq, 1, IB_WC_SUCCESS, IB_WC_RECV);
 }
 
+static void engine_lingering_qp(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt ack, pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.ackreq = true,
+	};
+
+	post_recv(t, 1, NULL, 0);
+	deliver(test, t, &pkt, 0);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, NULL);
+	expect_cqe(test, t->recv_cq, 1, IB_WC_SUCCESS, IB_WC_RECV);
+
+	/* Destroyed (as vhca_destroy_qp() does it), it lingers. */
+	free_qp(t, t->resp);
+	vhca_engine_qp_linger(t->resp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_ghosts), 1);
+
+	/* Its last ACK was lost: the retransmission is acknowledged again. */
+	deliver(test, t, &pkt, 0);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.dqpn, (u32)REQ_QPN);
+	KUNIT_EXPECT_EQ(test, ack.aeth_msn, 1U);
+	KUNIT_EXPECT_EQ(test, ack.aeth_syndrome & VHCA_AETH_TYPE_MASK,
+			VHCA_AETH_ACK);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS), 1ULL);
+	expect_no_cqe(test, t->recv_cq);
+
+	/* A request it never received, a READ, another peer: no answer. */
+	pkt.psn = RQ_PSN + 1;
+	deliver(test, t, &pkt, 0);
+	pkt = (struct vhca_pkt){ .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+				 .dqpn = RESP_QPN, .psn = RQ_PSN,
+				 .reth_len = 8, .ackreq = true };
+	deliver(test, t, &pkt, 0);
+	pkt = (struct vhca_pkt){ .opcode = IB_OPCODE_RC_SEND_ONLY,
+				 .dqpn = RESP_QPN, .psn = RQ_PSN,
+				 .ackreq = true };
+	engine_test_source_gid.raw[15] = 1;
+	deliver(test, t, &pkt, 0);
+	expect_nothing_sent(test);
+}
+
 static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_seq_nak_go_back_n),
 	KUNIT_CASE(engine_timeout_go_back_n),
@@ -867,6 +935,7 @@ static struct kunit_case vhca_engine_resp_cases[] = {
 	KUNIT_CASE(engine_duplicate_write),
 	KUNIT_CASE(engine_gap_nak_once),
 	KUNIT_CASE(engine_rnr_nak_sent),
+	KUNIT_CASE(engine_lingering_qp),
 	{}
 };
 
