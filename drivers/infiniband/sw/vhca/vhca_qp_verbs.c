@@ -494,10 +494,8 @@ int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
-	struct vhca_recv_wqe *wqe;
-	struct vhca_sge *sge;
 	unsigned long flags;
-	int err = 0, i;
+	int err = 0;
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (qp->uctx || ibqp->srq || qp->state == IB_QPS_RESET) {
@@ -513,16 +511,7 @@ int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			goto out_bad;
 		}
-		wqe = vhca_ring_slot(&qp->rq, qp->rq_head);
-		sge = (struct vhca_sge *)(wqe + 1);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		vhca_write_recv_wqe(vhca_ring_slot(&qp->rq, qp->rq_head), wr);
 		qp->rq_head++;
 		/* The device reads the WQE only after this head. */
 		smp_store_release(&qp->recs.db->head[1], qp->rq_head);

@@ -175,10 +175,8 @@ int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);
-	struct vhca_recv_wqe *wqe;
-	struct vhca_sge *sge;
 	unsigned long flags;
-	int err = 0, i;
+	int err = 0;
 
 	/* A user SRQ is the provider's to post to. */
 	if (srq->uctx) {
@@ -200,16 +198,7 @@ int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		wqe = vhca_ring_slot(&srq->ring, srq->head);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		sge = (struct vhca_sge *)(wqe + 1);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		vhca_write_recv_wqe(vhca_ring_slot(&srq->ring, srq->head), wr);
 		srq->head++;
 	}
 	/* The WQEs are complete before the engine sees the new index. */
