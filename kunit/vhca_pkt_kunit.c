@@ -28,53 +28,53 @@ static const struct {
 	u8 flags;
 	u8 hdr_len;
 } ops[] = {
-	{ VHCA_OP_RC_SEND_FIRST, IB_OPCODE_RC_SEND_FIRST,
+	{ IB_OPCODE_RC_SEND_FIRST, IB_OPCODE_RC_SEND_FIRST,
 	  F_PAY | VHCA_PKT_FIRST, 12 },
-	{ VHCA_OP_RC_SEND_MIDDLE, IB_OPCODE_RC_SEND_MIDDLE,
+	{ IB_OPCODE_RC_SEND_MIDDLE, IB_OPCODE_RC_SEND_MIDDLE,
 	  F_PAY | VHCA_PKT_MIDDLE, 12 },
-	{ VHCA_OP_RC_SEND_LAST, IB_OPCODE_RC_SEND_LAST,
+	{ IB_OPCODE_RC_SEND_LAST, IB_OPCODE_RC_SEND_LAST,
 	  F_PAY | VHCA_PKT_LAST, 12 },
-	{ VHCA_OP_RC_SEND_LAST_WITH_IMM,
+	{ IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE,
 	  IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE,
 	  F_IMM | F_PAY | VHCA_PKT_LAST, 16 },
-	{ VHCA_OP_RC_SEND_ONLY, IB_OPCODE_RC_SEND_ONLY,
+	{ IB_OPCODE_RC_SEND_ONLY, IB_OPCODE_RC_SEND_ONLY,
 	  F_PAY | VHCA_PKT_ONLY, 12 },
-	{ VHCA_OP_RC_SEND_ONLY_WITH_IMM,
+	{ IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE,
 	  IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE,
 	  F_IMM | F_PAY | VHCA_PKT_ONLY, 16 },
-	{ VHCA_OP_RC_RDMA_WRITE_FIRST, IB_OPCODE_RC_RDMA_WRITE_FIRST,
+	{ IB_OPCODE_RC_RDMA_WRITE_FIRST, IB_OPCODE_RC_RDMA_WRITE_FIRST,
 	  F_RETH | F_PAY | VHCA_PKT_FIRST, 28 },
-	{ VHCA_OP_RC_RDMA_WRITE_MIDDLE, IB_OPCODE_RC_RDMA_WRITE_MIDDLE,
+	{ IB_OPCODE_RC_RDMA_WRITE_MIDDLE, IB_OPCODE_RC_RDMA_WRITE_MIDDLE,
 	  F_PAY | VHCA_PKT_MIDDLE, 12 },
-	{ VHCA_OP_RC_RDMA_WRITE_LAST, IB_OPCODE_RC_RDMA_WRITE_LAST,
+	{ IB_OPCODE_RC_RDMA_WRITE_LAST, IB_OPCODE_RC_RDMA_WRITE_LAST,
 	  F_PAY | VHCA_PKT_LAST, 12 },
-	{ VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM,
+	{ IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
 	  IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
 	  F_IMM | F_PAY | VHCA_PKT_LAST, 16 },
-	{ VHCA_OP_RC_RDMA_WRITE_ONLY, IB_OPCODE_RC_RDMA_WRITE_ONLY,
+	{ IB_OPCODE_RC_RDMA_WRITE_ONLY, IB_OPCODE_RC_RDMA_WRITE_ONLY,
 	  F_RETH | F_PAY | VHCA_PKT_ONLY, 28 },
-	{ VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM,
+	{ IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 	  IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 	  F_RETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 32 },
-	{ VHCA_OP_RC_RDMA_READ_REQUEST, IB_OPCODE_RC_RDMA_READ_REQUEST,
+	{ IB_OPCODE_RC_RDMA_READ_REQUEST, IB_OPCODE_RC_RDMA_READ_REQUEST,
 	  F_RETH | VHCA_PKT_ONLY, 28 },
-	{ VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST,
+	{ IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
 	  IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
 	  F_AETH | F_PAY | VHCA_PKT_FIRST, 16 },
-	{ VHCA_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+	{ IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
 	  IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
 	  F_PAY | VHCA_PKT_MIDDLE, 12 },
-	{ VHCA_OP_RC_RDMA_READ_RESPONSE_LAST,
+	{ IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
 	  IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
 	  F_AETH | F_PAY | VHCA_PKT_LAST, 16 },
-	{ VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY,
+	{ IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
 	  IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
 	  F_AETH | F_PAY | VHCA_PKT_ONLY, 16 },
-	{ VHCA_OP_RC_ACKNOWLEDGE, IB_OPCODE_RC_ACKNOWLEDGE,
+	{ IB_OPCODE_RC_ACKNOWLEDGE, IB_OPCODE_RC_ACKNOWLEDGE,
 	  F_AETH | VHCA_PKT_ONLY, 16 },
-	{ VHCA_OP_UD_SEND_ONLY, IB_OPCODE_UD_SEND_ONLY,
+	{ IB_OPCODE_UD_SEND_ONLY, IB_OPCODE_UD_SEND_ONLY,
 	  F_DETH | F_PAY | VHCA_PKT_ONLY, 20 },
-	{ VHCA_OP_UD_SEND_ONLY_WITH_IMM, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+	{ IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
 	  F_DETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 24 },
 };
 
@@ -137,7 +137,7 @@ static void vhca_pkt_layout(struct kunit *test)
 		0x62, 0x00, 0x01, 0x02,
 	};
 	struct vhca_pkt p = {
-		.opcode = VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM,
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 		.se = true, .ackreq = true, .dqpn = 0x123456, .psn = 0xabcdef,
 		.paylen = 5, .reth_va = 0x0123456789abcdefULL,
 		.reth_rkey = 0x11223344, .reth_len = 0x80000001,
@@ -151,7 +151,7 @@ static void vhca_pkt_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, buf[32], 0xaa);
 
 	p = (struct vhca_pkt){
-		.opcode = VHCA_OP_UD_SEND_ONLY_WITH_IMM, .mig = true,
+		.opcode = IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, .mig = true,
 		.dqpn = 1, .psn = 7, .paylen = 256,
 		.deth_qkey = 0x80010000, .deth_sqpn = 2,
 		.imm = cpu_to_be32(0xcafef00d),
@@ -160,7 +160,7 @@ static void vhca_pkt_layout(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf, ud_imm, sizeof(ud_imm));
 
 	p = (struct vhca_pkt){
-		.opcode = VHCA_OP_RC_ACKNOWLEDGE, .dqpn = 0xfffffe, .psn = 0,
+		.opcode = IB_OPCODE_RC_ACKNOWLEDGE, .dqpn = 0xfffffe, .psn = 0,
 		.aeth_syndrome = vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR),
 		.aeth_msn = 0x102,
 	};
@@ -241,7 +241,7 @@ static void vhca_pkt_round_trip(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, buf[1] & 0xf, 0);
 			KUNIT_EXPECT_EQ(test, buf[4], 0);
 			len = hlen + lens[j] + vhca_pkt_pad(lens[j]) +
-			      VHCA_PKT_ICRC_SIZE;
+			      IB_ICRC_BYTES;
 			KUNIT_EXPECT_EQ(test, len % 4, 0);
 			memset(&out, 0x5a, sizeof(out));
 			KUNIT_ASSERT_EQ(test, vhca_pkt_parse(buf, len, &out), 0);
@@ -253,7 +253,7 @@ static void vhca_pkt_round_trip(struct kunit *test)
 static void vhca_pkt_build_refusals(struct kunit *test)
 {
 	struct vhca_pkt p = {
-		.opcode = VHCA_OP_RC_RDMA_WRITE_FIRST, .dqpn = 1, .psn = 1,
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .dqpn = 1, .psn = 1,
 	};
 	u8 buf[64];
 
@@ -270,7 +270,7 @@ static void vhca_pkt_build_refusals(struct kunit *test)
 	p.opcode = IB_OPCODE_UC_SEND_ONLY;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	/* Payload on a header-only packet. */
-	p.opcode = VHCA_OP_RC_ACKNOWLEDGE;
+	p.opcode = IB_OPCODE_RC_ACKNOWLEDGE;
 	p.paylen = 4;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.paylen = 0;
@@ -278,7 +278,7 @@ static void vhca_pkt_build_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.aeth_msn = 0;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 16);
-	p.opcode = VHCA_OP_UD_SEND_ONLY;
+	p.opcode = IB_OPCODE_UD_SEND_ONLY;
 	p.deth_sqpn = 0x1000000;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 }
@@ -308,8 +308,8 @@ static void vhca_pkt_parse_truncated(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		fill_pkt(&p, ops[i].opcode, ops[i].flags, i, 0);
 		KUNIT_ASSERT_GT(test, vhca_pkt_build(buf, sizeof(buf), &p), 0);
-		memset(buf + ops[i].hdr_len, 0, VHCA_PKT_ICRC_SIZE);
-		for (len = 0; len < ops[i].hdr_len + VHCA_PKT_ICRC_SIZE; len++)
+		memset(buf + ops[i].hdr_len, 0, IB_ICRC_BYTES);
+		for (len = 0; len < ops[i].hdr_len + IB_ICRC_BYTES; len++)
 			KUNIT_EXPECT_EQ_MSG(test, parse_exact(test, buf, len),
 					    -EINVAL, "opcode 0x%02x len %zu",
 					    ops[i].opcode, len);
@@ -320,7 +320,7 @@ static void vhca_pkt_parse_truncated(struct kunit *test)
 static void vhca_pkt_parse_refusals(struct kunit *test)
 {
 	struct vhca_pkt p = {
-		.opcode = VHCA_OP_RC_SEND_ONLY, .dqpn = 0x11, .psn = 5,
+		.opcode = IB_OPCODE_RC_SEND_ONLY, .dqpn = 0x11, .psn = 5,
 	};
 	struct vhca_pkt out;
 	unsigned int op, tver;
@@ -338,7 +338,7 @@ static void vhca_pkt_parse_refusals(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, vhca_pkt_parse(buf, 64, &out),
 				    -EINVAL, "opcode 0x%02x", op);
 	}
-	buf[0] = VHCA_OP_RC_SEND_ONLY;
+	buf[0] = IB_OPCODE_RC_SEND_ONLY;
 
 	for (tver = 1; tver < 16; tver++) {
 		buf[1] = tver;
@@ -383,11 +383,11 @@ static void vhca_pkt_parse_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.psn, 5);
 
 	/* Payload on header-only opcodes. */
-	p = (struct vhca_pkt){ .opcode = VHCA_OP_RC_ACKNOWLEDGE, .dqpn = 1 };
+	p = (struct vhca_pkt){ .opcode = IB_OPCODE_RC_ACKNOWLEDGE, .dqpn = 1 };
 	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 16);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 20, &out), 0);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 24, &out), -EINVAL);
-	p.opcode = VHCA_OP_RC_RDMA_READ_REQUEST;
+	p.opcode = IB_OPCODE_RC_RDMA_READ_REQUEST;
 	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 28);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 32, &out), 0);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 36, &out), -EINVAL);
@@ -428,13 +428,13 @@ static void vhca_pkt_psn(struct kunit *test)
 static void vhca_pkt_msn(struct kunit *test)
 {
 	static const u8 ends[] = {
-		VHCA_OP_RC_SEND_LAST, VHCA_OP_RC_SEND_LAST_WITH_IMM,
-		VHCA_OP_RC_SEND_ONLY, VHCA_OP_RC_SEND_ONLY_WITH_IMM,
-		VHCA_OP_RC_RDMA_WRITE_LAST,
-		VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM,
-		VHCA_OP_RC_RDMA_WRITE_ONLY,
-		VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM,
-		VHCA_OP_RC_RDMA_READ_REQUEST,
+		IB_OPCODE_RC_SEND_LAST, IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE,
+		IB_OPCODE_RC_SEND_ONLY, IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE,
+		IB_OPCODE_RC_RDMA_WRITE_LAST,
+		IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+		IB_OPCODE_RC_RDMA_WRITE_ONLY,
+		IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		IB_OPCODE_RC_RDMA_READ_REQUEST,
 	};
 	unsigned int op, i, n = 0;
 	bool end;
@@ -450,15 +450,15 @@ static void vhca_pkt_msn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(ends));
 	/* 24 bits, wrapping; FIRST, MIDDLE, responses, ACKs, UD: no change. */
 	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0xffffff,
-						VHCA_OP_RC_SEND_ONLY), 0);
+						IB_OPCODE_RC_SEND_ONLY), 0);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0xfffffe,
-						VHCA_OP_RC_RDMA_READ_REQUEST),
+						IB_OPCODE_RC_RDMA_READ_REQUEST),
 			0xffffff);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0x123456,
-						VHCA_OP_RC_RDMA_WRITE_FIRST),
+						IB_OPCODE_RC_RDMA_WRITE_FIRST),
 			0x123456);
-	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(7, VHCA_OP_RC_ACKNOWLEDGE), 7);
-	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(7, VHCA_OP_UD_SEND_ONLY), 7);
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(7, IB_OPCODE_RC_ACKNOWLEDGE), 7);
+	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(7, IB_OPCODE_UD_SEND_ONLY), 7);
 }
 
 static void expect_segments(struct kunit *test, u32 len, u32 mtu, u32 n)
@@ -632,7 +632,7 @@ static void vhca_pkt_icrc_known(struct kunit *test)
 static void vhca_pkt_icrc_built(struct kunit *test)
 {
 	struct vhca_pkt p = {
-		.opcode = VHCA_OP_RC_SEND_ONLY, .se = true, .ackreq = true,
+		.opcode = IB_OPCODE_RC_SEND_ONLY, .se = true, .ackreq = true,
 		.dqpn = 0x11, .psn = 0x123456, .paylen = 5,
 	};
 	u8 buf[128];
@@ -647,7 +647,7 @@ static void vhca_pkt_icrc_built(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf, v6_send, sizeof(v6_send));
 
 	p = (struct vhca_pkt){
-		.opcode = VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM, .ackreq = true,
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, .ackreq = true,
 		.dqpn = 0xabcdef, .psn = 0xffffff, .paylen = 7,
 		.reth_va = 0x7f0012345678ULL, .reth_rkey = 0xabcd1234,
 		.reth_len = 7, .imm = cpu_to_be32(0xdeadbeef),

@@ -12,29 +12,13 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "vhca_param.h"
+
 #define VHCA_PORT		1
 #define VHCA_GID_TABLE_LEN	32
 #define VHCA_PKEY_TABLE_LEN	1
 
-/* Device limits: what query_device reports is what the verbs enforce. */
-#define VHCA_MAX_QP		16384
-#define VHCA_MAX_QP_WR		4096
-#define VHCA_MAX_SGE		16
-#define VHCA_MAX_INLINE		256
-#define VHCA_MAX_CQ		16384
-#define VHCA_MAX_CQE		32768
-#define VHCA_MAX_MR		65536
-#define VHCA_MAX_MR_SIZE	BIT_ULL(40)
-#define VHCA_MAX_PD		65536
-#define VHCA_MAX_QP_RD_ATOM	16
-#define VHCA_MAX_SRQ		4096
-#define VHCA_MAX_SRQ_WR		4096
-#define VHCA_MAX_AH		65536
-#define VHCA_MAX_MSG_SIZE	BIT(31)
-#define VHCA_LOCAL_ACK_DELAY	15
-
-/* Records (objects + the context's own) in a user context's areas. */
-#define VHCA_UCTX_RECS		1024
+/* A user context's areas of records. */
 #define VHCA_UCTX_AREA		(VHCA_UCTX_RECS * sizeof(struct vhca_db_rec))
 
 /* Hardware counters (rdma statistic): the data path fills them. */
@@ -141,13 +125,75 @@ int vhca_get_port_immutable(struct ib_device *ibdev, u32 port,
 enum rdma_link_layer vhca_get_link_layer(struct ib_device *ibdev, u32 port);
 enum ib_port_state vhca_port_state(struct vhca_dev *vdev);
 
+/* The checks every verb that creates an object makes first. */
+
+/**
+ * vhca_udata_check() - refuse request data this driver does not know
+ * @ibdev: the device
+ * @udata: the verb's user data, NULL for a kernel caller
+ * @verb: the verb's name, for the debug message
+ *
+ * Return: 0, or -EINVAL when the request carries any byte other than zero.
+ */
+static inline int vhca_udata_check(struct ib_device *ibdev,
+				   struct ib_udata *udata, const char *verb)
+{
+	if (!udata || !udata->inlen ||
+	    ib_is_udata_cleared(udata, 0, udata->inlen))
+		return 0;
+	ibdev_dbg(ibdev, "%s: unknown request data\n", verb);
+	return -EINVAL;
+}
+
+/**
+ * vhca_object_get() - count one more object of a kind against its limit
+ * @ibdev: the device
+ * @count: the device's count of objects of that kind
+ * @max: the limit query_device reports
+ * @verb: the verb's name, for the debug message
+ *
+ * The caller gives the count back with atomic_dec() when the object goes,
+ * or when its creation fails later.
+ *
+ * Return: 0, or -ENOMEM (the count unchanged) when @max exist already.
+ */
+static inline int vhca_object_get(struct ib_device *ibdev, atomic_t *count,
+				  int max, const char *verb)
+{
+	if (atomic_inc_return(count) <= max)
+		return 0;
+	atomic_dec(count);
+	ibdev_dbg(ibdev, "%s: %d exist already\n", verb, max);
+	return -ENOMEM;
+}
+
+/**
+ * vhca_create_prologue() - the checks of a create verb, before any work
+ * @ibdev: the device
+ * @udata: the verb's user data, NULL for a kernel caller
+ * @count: the device's count of objects of that kind
+ * @max: its limit
+ * @verb: the verb's name, for debug messages
+ *
+ * Return: 0 with the object counted, or the error of vhca_udata_check()
+ * or vhca_object_get().
+ */
+static inline int vhca_create_prologue(struct ib_device *ibdev,
+				       struct ib_udata *udata,
+				       atomic_t *count, int max,
+				       const char *verb)
+{
+	return vhca_udata_check(ibdev, udata, verb) ?:
+	       vhca_object_get(ibdev, count, max, verb);
+}
+
 /* vhca_debugfs.c */
 void vhca_debugfs_init(void);
 void vhca_debugfs_exit(void);
 void vhca_debugfs_add(struct vhca_dev *vdev);
 void vhca_debugfs_remove(struct vhca_dev *vdev);
 
-/* vhca_engine.c */
+/* vhca_rx.c, vhca_ghost.c */
 void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
 void vhca_engine_dev_init(struct vhca_dev *vdev);
 void vhca_engine_dev_fini(struct vhca_dev *vdev);

@@ -57,14 +57,6 @@ struct vhca_av *vhca_av_get(struct vhca_dev *vdev, u32 index,
 	return av;
 }
 
-struct vhca_av *vhca_av_hold(struct ib_ah *ibah)
-{
-	struct vhca_av *av = to_vah(ibah)->av;
-
-	refcount_inc(&av->ref);
-	return av;
-}
-
 void vhca_av_put(struct vhca_av *av)
 {
 	if (!refcount_dec_and_test(&av->ref))
@@ -99,17 +91,10 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	if (err)
 		return err;
 	/* A user AH is always sleepable. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(&vdev->ibdev, "create_ah: unknown request data\n");
-		return -EINVAL;
-	}
-	if (atomic_inc_return(&vdev->n_ah) > VHCA_MAX_AH) {
-		ibdev_dbg(&vdev->ibdev, "create_ah: %u AHs exist already\n",
-			  VHCA_MAX_AH);
-		err = -ENOMEM;
-		goto err_count;
-	}
+	err = vhca_create_prologue(&vdev->ibdev, udata, &vdev->n_ah,
+				   VHCA_MAX_AH, "create_ah");
+	if (err)
+		return err;
 
 	av = kzalloc(sizeof(*av), gfp);
 	if (!av) {

@@ -95,17 +95,10 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = vhca_cq_check_attr(ibcq->device, attr);
 	if (err)
 		return err;
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibcq->device, "create_cq: unknown request data\n");
-		return -EINVAL;
-	}
-	if (atomic_inc_return(&vdev->n_cq) > VHCA_MAX_CQ) {
-		ibdev_dbg(ibcq->device, "create_cq: %u CQs exist already\n",
-			  VHCA_MAX_CQ);
-		err = -ENOMEM;
-		goto err_count;
-	}
+	err = vhca_create_prologue(ibcq->device, udata, &vdev->n_cq,
+				   VHCA_MAX_CQ, "create_cq");
+	if (err)
+		return err;
 
 	spin_lock_init(&cq->lock);
 	if (udata)
@@ -188,11 +181,8 @@ int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 			  VHCA_MAX_CQE);
 		return -EINVAL;
 	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibcq->device, "resize_cq: unknown request data\n");
+	if (vhca_udata_check(ibcq->device, udata, "resize_cq"))
 		return -EINVAL;
-	}
 
 	count = vhca_cq_count(cqe);
 	err = vhca_ring_alloc(vdev, cq->uctx, &ring, count,

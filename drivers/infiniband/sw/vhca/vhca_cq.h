@@ -89,4 +89,21 @@ int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 int vhca_srq_take(struct vhca_srq *srq, struct vhca_recv_wqe *wqe,
 		  struct vhca_sge *sge);
 
+/* A kernel consumer's receive work request into a ring slot (RQ or SRQ). */
+static inline void vhca_write_recv_wqe(struct vhca_recv_wqe *wqe,
+				       const struct ib_recv_wr *wr)
+{
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+	int i;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
 #endif /* VHCA_CQ_H */

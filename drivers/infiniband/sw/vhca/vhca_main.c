@@ -237,7 +237,7 @@ static int vhca_newlink(const char *ibdev_name, struct net_device *ndev)
 			ibdev_name, vdev);
 		return PTR_ERR(vdev);
 	}
-	err = vhca_net_attach(vdev);
+	err = vhca_net_attach(vdev, vhca_engine_rx);
 	if (err) {
 		if (err == -EADDRINUSE)
 			pr_warn("vhca: rdma link add %s: UDP port %u is in use in network namespace net:[%u]\n",

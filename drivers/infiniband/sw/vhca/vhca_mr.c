@@ -17,18 +17,8 @@ int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vhca_dev *vdev = to_vdev(ibpd->device);
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(&vdev->ibdev, "alloc_pd: unknown request data\n");
-		return -EINVAL;
-	}
-	if (atomic_inc_return(&vdev->n_pd) > VHCA_MAX_PD) {
-		atomic_dec(&vdev->n_pd);
-		ibdev_dbg(&vdev->ibdev, "alloc_pd: %u PDs exist already\n",
-			  VHCA_MAX_PD);
-		return -ENOMEM;
-	}
-	return 0;
+	return vhca_create_prologue(&vdev->ibdev, udata, &vdev->n_pd,
+				    VHCA_MAX_PD, "alloc_pd");
 }
 
 int vhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -83,11 +73,8 @@ static struct vhca_mr *vhca_mr_alloc(struct vhca_dev *vdev,
 {
 	struct vhca_mr *mr;
 
-	if (atomic_inc_return(&vdev->n_mr) > VHCA_MAX_MR) {
-		ibdev_dbg(&vdev->ibdev, "MR refused: %u exist already\n",
-			  VHCA_MAX_MR);
-		goto err_count;
-	}
+	if (vhca_object_get(&vdev->ibdev, &vdev->n_mr, VHCA_MAX_MR, "MR"))
+		return NULL;
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		goto err_count;
@@ -270,11 +257,8 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 			  verb, iova, length);
 		return ERR_PTR(-EINVAL);
 	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(&vdev->ibdev, "%s: unknown request data\n", verb);
+	if (vhca_udata_check(&vdev->ibdev, udata, verb))
 		return ERR_PTR(-EINVAL);
-	}
 
 	mr = vhca_mr_alloc(vdev, ibpd, access);
 	if (!mr)

@@ -18,11 +18,6 @@ struct vhca_pd {
 	struct ib_pd ibpd;
 };
 
-static inline struct vhca_pd *to_vpd(struct ib_pd *ibpd)
-{
-	return container_of(ibpd, struct vhca_pd, ibpd);
-}
-
 /*
  * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 to
  * VHCA_MR_INDEX_MAX, never 0, so no key is 0) finds the MR in vdev->mr_xa;
@@ -217,14 +212,11 @@ int vhca_destroy_ah(struct ib_ah *ibah, u32 flags);
 /*
  * For the engine, any context.  vhca_av_get: the destination of the user
  * AH with this ah_index, only if it belongs to pd (a QP never reaches
- * another PD's AH), referenced, or NULL.  vhca_av_hold: the destination of
- * a kernel AH the caller keeps alive (ud_wr(wr)->ah during post_send),
- * referenced, so it may outlive the AH.  Every reference goes back with
+ * another PD's AH), referenced, or NULL.  Every reference goes back with
  * vhca_av_put(), before the device is deallocated.
  */
 struct vhca_av *vhca_av_get(struct vhca_dev *vdev, u32 index,
 			    const struct ib_pd *pd);
-struct vhca_av *vhca_av_hold(struct ib_ah *ibah);
 void vhca_av_put(struct vhca_av *av);
 
 #endif /* VHCA_MR_H */

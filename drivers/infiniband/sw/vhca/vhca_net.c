@@ -67,7 +67,7 @@ MODULE_PARM_DESC(force_wire,
 static DEFINE_PER_CPU(unsigned int, vhca_net_local_depth);
 
 /* The shortest RoCEv2 packet: a BTH and the ICRC. */
-#define VHCA_NET_MIN_LEN	(sizeof(struct vhca_bth) + VHCA_PKT_ICRC_SIZE)
+#define VHCA_NET_MIN_LEN	(sizeof(struct vhca_bth) + IB_ICRC_BYTES)
 /* Headers vhca_net_xmit() pushes, IPv6 being the longer IP header. */
 #define VHCA_NET_HDR_LEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
@@ -150,7 +150,7 @@ static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	vhca_engine_rx(vdev, skb);
+	vdev->net.rx(vdev, skb);
 }
 
 /*
@@ -192,7 +192,7 @@ static int vhca_net_open(struct vhca_net *vnet, struct net *net)
 	 */
 	struct udp_port_cfg cfg = {
 		.family = IS_ENABLED(CONFIG_IPV6) ? AF_INET6 : AF_INET,
-		.local_udp_port = htons(VHCA_ROCE_UDP_PORT),
+		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
 	};
 	struct udp_tunnel_sock_cfg tcfg = {
 		.sk_user_data = vnet,
@@ -234,7 +234,7 @@ static ssize_t vhca_net_xmit_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
 	struct vhca_pkt pkt = {
-		.opcode = VHCA_OP_RC_ACKNOWLEDGE,
+		.opcode = IB_OPCODE_RC_ACKNOWLEDGE,
 		.dqpn = 1,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 	};
@@ -303,7 +303,7 @@ static void vhca_net_debugfs_add(struct vhca_dev *vdev)
 }
 #endif
 
-int vhca_net_attach(struct vhca_dev *vdev)
+int vhca_net_attach(struct vhca_dev *vdev, vhca_net_rx_t rx)
 {
 	struct net *net = dev_net(vdev->ndev);
 	struct vhca_net *vnet;
@@ -326,6 +326,7 @@ int vhca_net_attach(struct vhca_dev *vdev)
 		}
 		list_add_rcu(&vnet->list, &vhca_nets);
 	}
+	vdev->net.rx = rx;
 	list_add_tail_rcu(&vdev->net.node, &vnet->devs);
 	vdev->net.vnet = vnet;
 	vhca_net_debugfs_add(vdev);
@@ -362,7 +363,7 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
 	unsigned int head = LL_RESERVED_SPACE(vdev->ndev) + VHCA_NET_HDR_LEN;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + len + VHCA_PKT_ICRC_SIZE, gfp);
+	skb = alloc_skb(head + len + IB_ICRC_BYTES, gfp);
 	if (skb)
 		skb_reserve(skb, head);
 	return skb;
@@ -386,7 +387,7 @@ static void vhca_net_push_hdrs(struct sk_buff *skb, struct net *net,
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh->source = htons(sport);
-	uh->dest = htons(VHCA_ROCE_UDP_PORT);
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;
 
@@ -521,7 +522,7 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		err = -EINVAL;
 		goto err_free;
 	}
-	if (skb_tailroom(skb) < VHCA_PKT_ICRC_SIZE ||
+	if (skb_tailroom(skb) < IB_ICRC_BYTES ||
 	    skb_headroom(skb) < VHCA_NET_HDR_LEN || skb_is_nonlinear(skb)) {
 		ibdev_dbg(&vdev->ibdev, "xmit: skb not from vhca_net_alloc_skb\n");
 		err = -EINVAL;
@@ -536,7 +537,7 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		goto err_free;
 	}
 
-	skb_put_zero(skb, VHCA_PKT_ICRC_SIZE);
+	skb_put_zero(skb, IB_ICRC_BYTES);
 	len = skb->len;
 	vhca_net_push_hdrs(skb, sock_net(sk), grh, sport, ip4);
 	if (!READ_ONCE(force_wire) && vhca_net_local(vdev, &grh->dgid, skb, len))

@@ -16,10 +16,18 @@
 struct vhca_dev;
 struct vhca_net;
 
+/*
+ * The receive handler of a device: a RoCEv2 packet for it, from the wire
+ * or delivered locally, skb->data at the BTH; consumes skb.  BHs off,
+ * under RCU.
+ */
+typedef void (*vhca_net_rx_t)(struct vhca_dev *vdev, struct sk_buff *skb);
+
 /* A device's place in its namespace's vhca_net (the vhca_dev field net). */
 struct vhca_net_link {
 	struct vhca_net *vnet;		/* NULL unless attached */
 	struct list_head node;		/* in the vhca_net's devices, RCU */
+	vhca_net_rx_t rx;		/* set before the device is listed */
 };
 
 int vhca_net_init(void);
@@ -28,10 +36,10 @@ void vhca_net_exit(void);
 /*
  * Attach a device to the socket of its netdev's namespace, opening it for
  * the namespace's first device (-EADDRINUSE: port 4791 is taken there, by
- * rdma_rxe for example).  Detach (dealloc_driver; a no-op if not attached)
- * closes it with the last one.  Process context.
+ * rdma_rxe for example); its packets go to rx.  Detach (dealloc_driver; a
+ * no-op if not attached) closes it with the last one.  Process context.
  */
-int vhca_net_attach(struct vhca_dev *vdev);
+int vhca_net_attach(struct vhca_dev *vdev, vhca_net_rx_t rx);
 void vhca_net_detach(struct vhca_dev *vdev);
 
 /*
@@ -50,7 +58,7 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  * Counts tx_packets/tx_bytes (BTH through ICRC) when IP accepts it.
  * When grh->dgid belongs to a vhca device of the same namespace (unless
  * the module parameter force_wire is set), delivers it there at once
- * instead, through the same headers and the receiver's vhca_engine_rx(),
+ * instead, through the same headers and the receiver's rx handler,
  * without the ICRC; counts local_tx_packets too (the receiver counts
  * local_rx_packets).  Always consumes skb.  Any context, but no lock the
  * receive path takes (those of any QP) may be held.
@@ -59,7 +67,7 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		  u16 sport, struct sk_buff *skb);
 
 /*
- * For vhca_engine_rx(): the RoCE v2 GIDs of a received packet (IPv4-mapped
+ * For the rx handler: the RoCE v2 GIDs of a received packet (IPv4-mapped
  * for IPv4) from its IP header, and its network type, RDMA_NETWORK_IPV4 or
  * RDMA_NETWORK_IPV6.  The UDP header is at skb_transport_header().
  */

@@ -21,26 +21,26 @@
 #define DETH_LEN	sizeof(struct vhca_deth)
 
 #define OP(op, f, len) \
-	[VHCA_OP_##op] = { .flags = (f), .hdr_len = BTH_LEN + (len) }
+	[IB_OPCODE_##op] = { .flags = (f), .hdr_len = BTH_LEN + (len) }
 
 static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_SEND_FIRST, VHCA_PKT_PAYLOAD | VHCA_PKT_FIRST, 0),
 	OP(RC_SEND_MIDDLE, VHCA_PKT_PAYLOAD | VHCA_PKT_MIDDLE, 0),
 	OP(RC_SEND_LAST, VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, 0),
-	OP(RC_SEND_LAST_WITH_IMM,
+	OP(RC_SEND_LAST_WITH_IMMEDIATE,
 	   VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, IMMDT_LEN),
 	OP(RC_SEND_ONLY, VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, 0),
-	OP(RC_SEND_ONLY_WITH_IMM,
+	OP(RC_SEND_ONLY_WITH_IMMEDIATE,
 	   VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, IMMDT_LEN),
 	OP(RC_RDMA_WRITE_FIRST,
 	   VHCA_PKT_RETH | VHCA_PKT_PAYLOAD | VHCA_PKT_FIRST, RETH_LEN),
 	OP(RC_RDMA_WRITE_MIDDLE, VHCA_PKT_PAYLOAD | VHCA_PKT_MIDDLE, 0),
 	OP(RC_RDMA_WRITE_LAST, VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, 0),
-	OP(RC_RDMA_WRITE_LAST_WITH_IMM,
+	OP(RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
 	   VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_LAST, IMMDT_LEN),
 	OP(RC_RDMA_WRITE_ONLY,
 	   VHCA_PKT_RETH | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY, RETH_LEN),
-	OP(RC_RDMA_WRITE_ONLY_WITH_IMM,
+	OP(RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 	   VHCA_PKT_RETH | VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY,
 	   RETH_LEN + IMMDT_LEN),
 	OP(RC_RDMA_READ_REQUEST, VHCA_PKT_RETH | VHCA_PKT_ONLY, RETH_LEN),
@@ -54,7 +54,7 @@ static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_ACKNOWLEDGE, VHCA_PKT_AETH | VHCA_PKT_ONLY, AETH_LEN),
 	OP(UD_SEND_ONLY, VHCA_PKT_DETH | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY,
 	   DETH_LEN),
-	OP(UD_SEND_ONLY_WITH_IMM,
+	OP(UD_SEND_ONLY_WITH_IMMEDIATE,
 	   VHCA_PKT_DETH | VHCA_PKT_IMMDT | VHCA_PKT_PAYLOAD | VHCA_PKT_ONLY,
 	   DETH_LEN + IMMDT_LEN),
 };
@@ -73,7 +73,7 @@ u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
 	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(opcode);
 
 	/* RC requests are the opcodes up to READ_REQUEST. */
-	if (!oi || opcode > VHCA_OP_RC_RDMA_READ_REQUEST ||
+	if (!oi || opcode > IB_OPCODE_RC_RDMA_READ_REQUEST ||
 	    !(oi->flags & VHCA_PKT_LAST))
 		return msn & VHCA_PSN_MASK;
 	return vhca_psn_add(msn, 1);
@@ -156,10 +156,10 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 	size_t rem;
 	u32 pad;
 
-	if (len < BTH_LEN + VHCA_PKT_ICRC_SIZE)
+	if (len < BTH_LEN + IB_ICRC_BYTES)
 		return -EINVAL;
 	oi = vhca_pkt_opinfo(bth->opcode);
-	if (!oi || len < oi->hdr_len + VHCA_PKT_ICRC_SIZE)
+	if (!oi || len < oi->hdr_len + IB_ICRC_BYTES)
 		return -EINVAL;
 	/* TVer 0; a P_Key matching 0xffff (limited or full member). */
 	if (bth->flags & VHCA_BTH_TVER_MASK ||
@@ -169,7 +169,7 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 	if (!(be32_to_cpu(bth->qpn) & VHCA_PKT_QPN_MASK))
 		return -EINVAL;
 	/* Payload + pad: a multiple of 4, none for header-only opcodes. */
-	rem = len - oi->hdr_len - VHCA_PKT_ICRC_SIZE;
+	rem = len - oi->hdr_len - IB_ICRC_BYTES;
 	pad = (bth->flags & VHCA_BTH_PAD_MASK) >> VHCA_BTH_PAD_SHIFT;
 	if (rem % 4 || pad > rem ||
 	    (rem && !(oi->flags & VHCA_PKT_PAYLOAD)))
@@ -239,7 +239,7 @@ static int vhca_pkt_icrc(const void *nh, const void *uh, const void *ib,
 	size_t nlen;
 	u32 crc;
 
-	if (len < BTH_LEN + VHCA_PKT_ICRC_SIZE)
+	if (len < BTH_LEN + IB_ICRC_BYTES)
 		return -EINVAL;
 
 	switch (ip[0]) {
@@ -272,7 +272,7 @@ static int vhca_pkt_icrc(const void *nh, const void *uh, const void *ib,
 
 	crc = crc32_le(VHCA_ICRC_SEED, ph, nlen + sizeof(*udp) + BTH_LEN);
 	crc = crc32_le(crc, ib + BTH_LEN,
-		       len - BTH_LEN - VHCA_PKT_ICRC_SIZE);
+		       len - BTH_LEN - IB_ICRC_BYTES);
 	*icrc = ~crc;
 	return 0;
 }
@@ -285,7 +285,7 @@ int vhca_pkt_icrc_set(const void *nh, const void *uh, void *ib, size_t len)
 	err = vhca_pkt_icrc(nh, uh, ib, len, &icrc);
 	if (err)
 		return err;
-	put_unaligned_le32(icrc, ib + len - VHCA_PKT_ICRC_SIZE);
+	put_unaligned_le32(icrc, ib + len - IB_ICRC_BYTES);
 	return 0;
 }
 
@@ -298,7 +298,7 @@ int vhca_pkt_icrc_check(const void *nh, const void *uh, const void *ib,
 	err = vhca_pkt_icrc(nh, uh, ib, len, &icrc);
 	if (err)
 		return err;
-	if (icrc != get_unaligned_le32(ib + len - VHCA_PKT_ICRC_SIZE))
+	if (icrc != get_unaligned_le32(ib + len - IB_ICRC_BYTES))
 		return -EBADMSG;
 	return 0;
 }

@@ -17,9 +17,8 @@
 #include <linux/build_bug.h>
 #include <linux/compiler_attributes.h>
 #include <linux/types.h>
+#include <rdma/ib_pack.h>
 
-#define VHCA_ROCE_UDP_PORT	4791
-#define VHCA_PKT_ICRC_SIZE	4
 #define VHCA_PKT_PKEY		0xffff	/* the one P_Key vhca sends */
 #define VHCA_PKT_QPN_MASK	0xffffffU
 #define VHCA_PSN_MASK		0xffffffU
@@ -63,35 +62,11 @@ struct vhca_deth {
 	__be32 sqpn;		/* 31-24: reserved; 23-0: source QP */
 } __packed;
 
-static_assert(sizeof(struct vhca_bth) == 12);
+static_assert(sizeof(struct vhca_bth) == IB_BTH_BYTES);
 static_assert(sizeof(struct vhca_reth) == 16);
 static_assert(sizeof(struct vhca_aeth) == 4);
 static_assert(sizeof(struct vhca_immdt) == 4);
-static_assert(sizeof(struct vhca_deth) == 8);
-
-/* Opcodes: transport base (RC 0x00, UD 0x60) + operation. */
-enum vhca_opcode {
-	VHCA_OP_RC_SEND_FIRST			= 0x00,
-	VHCA_OP_RC_SEND_MIDDLE			= 0x01,
-	VHCA_OP_RC_SEND_LAST			= 0x02,
-	VHCA_OP_RC_SEND_LAST_WITH_IMM		= 0x03,
-	VHCA_OP_RC_SEND_ONLY			= 0x04,
-	VHCA_OP_RC_SEND_ONLY_WITH_IMM		= 0x05,
-	VHCA_OP_RC_RDMA_WRITE_FIRST		= 0x06,
-	VHCA_OP_RC_RDMA_WRITE_MIDDLE		= 0x07,
-	VHCA_OP_RC_RDMA_WRITE_LAST		= 0x08,
-	VHCA_OP_RC_RDMA_WRITE_LAST_WITH_IMM	= 0x09,
-	VHCA_OP_RC_RDMA_WRITE_ONLY		= 0x0a,
-	VHCA_OP_RC_RDMA_WRITE_ONLY_WITH_IMM	= 0x0b,
-	VHCA_OP_RC_RDMA_READ_REQUEST		= 0x0c,
-	VHCA_OP_RC_RDMA_READ_RESPONSE_FIRST	= 0x0d,
-	VHCA_OP_RC_RDMA_READ_RESPONSE_MIDDLE	= 0x0e,
-	VHCA_OP_RC_RDMA_READ_RESPONSE_LAST	= 0x0f,
-	VHCA_OP_RC_RDMA_READ_RESPONSE_ONLY	= 0x10,
-	VHCA_OP_RC_ACKNOWLEDGE			= 0x11,
-	VHCA_OP_UD_SEND_ONLY			= 0x64,
-	VHCA_OP_UD_SEND_ONLY_WITH_IMM		= 0x65,
-};
+static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
 
 /* What follows the BTH of an opcode, and its place in a message. */
 #define VHCA_PKT_RETH		BIT(0)

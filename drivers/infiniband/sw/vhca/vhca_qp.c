@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pairs of vhca: RC, UD and GSI (QP1).  Work requests live in the
- * QP's rings: the provider writes user QPs' rings directly, kernel QPs are
- * posted here.  The heads of both kinds are in the QP's doorbell record, so
- * the device reads them one way.  Execution of sends comes with the data
- * path; here QPs queue work and complete it with flush errors in the error
- * state.
+ * The state of a queue pair as the device changes it: state changes with
+ * their side effects on the rings and the engine, and the flush of both
+ * queues in the error state.  Any context; the verbs are in
+ * vhca_qp_verbs.c.
  */
-#include <rdma/ib_user_verbs.h>
-#include <rdma/uverbs_ioctl.h>
-
-#include "vhca.h"
-
-#define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
+#include "vhca_engine.h"
 
 /* The work completion opcode of a send WQE opcode. */
 enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
@@ -42,64 +35,102 @@ static void vhca_flush_cqe(struct vhca_qp *qp, struct ib_cq *ibcq, u64 wr_id,
 }
 
 /*
- * Complete every posted send WQE with a flush error.  The head comes from
- * the doorbell record: for a user QP it is untrusted, and a head that is not
- * within the ring's count of the tail is taken as "nothing posted".
+ * Complete every posted WQE of the send (send) or the receive queue with a
+ * flush error.  The head comes from the doorbell record: for a user QP it
+ * is untrusted, and a head that is not within the ring's count of the tail
+ * is taken as "nothing posted".
  */
-static void vhca_flush_sq(struct vhca_qp *qp)
+static void vhca_qp_flush(struct vhca_qp *qp, bool send)
 {
-	struct vhca_send_wqe *wqe;
+	struct vhca_ring *ring = send ? &qp->sq : &qp->rq;
+	u32 *tail = send ? &qp->sq_tail : &qp->rq_tail;
+	unsigned int queue = send ? 0 : 1;
+	const struct vhca_send_wqe *wqe;
 	enum ib_wc_opcode opcode;
-	u32 head, n;
+	u32 head, pending;
 	u64 wr_id;
 
-	lockdep_assert_held(&qp->sq_lock);
-	if (!qp->sq.count)
+	if (!ring->count)
 		return;
-	head = READ_ONCE(qp->recs.db->head[0]);
-	n = vhca_ring_used(&qp->sq, head, qp->sq_tail);
-	if (n == U32_MAX)
-		n = 0;
+	head = READ_ONCE(qp->recs.db->head[queue]);
+	pending = vhca_ring_used(ring, head, *tail);
+	if (pending == U32_MAX)
+		pending = 0;
 	/* The WQEs are read only after the head that published them. */
 	smp_rmb();
-	while (n--) {
-		wqe = vhca_ring_slot(&qp->sq, qp->sq_tail);
+	while (pending--) {
+		/* A receive WQE starts with its wr_id too. */
+		wqe = vhca_ring_slot(ring, *tail);
 		wr_id = READ_ONCE(wqe->wr_id);
-		opcode = vhca_wc_opcode(READ_ONCE(wqe->opcode));
-		qp->sq_tail++;
+		opcode = send ? vhca_wc_opcode(READ_ONCE(wqe->opcode)) :
+				IB_WC_RECV;
+		(*tail)++;
 		/* The slot is free before its CQE appears. */
-		smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
-		vhca_flush_cqe(qp, qp->ibqp.send_cq, wr_id, opcode);
+		smp_store_release(&qp->recs.st->tail[queue], *tail);
+		vhca_flush_cqe(qp, send ? qp->ibqp.send_cq : qp->ibqp.recv_cq,
+			       wr_id, opcode);
 	}
 }
 
-static void vhca_flush_rq(struct vhca_qp *qp)
+/* Flush the send queue; under sq_lock. */
+void vhca_qp_flush_sq(struct vhca_qp *qp)
 {
-	struct vhca_recv_wqe *wqe;
-	u32 head, n;
-	u64 wr_id;
+	lockdep_assert_held(&qp->sq_lock);
+	vhca_qp_flush(qp, true);
+}
 
+/* Flush the receive queue; under rq_lock. */
+void vhca_qp_flush_rq(struct vhca_qp *qp)
+{
 	lockdep_assert_held(&qp->rq_lock);
-	if (!qp->rq.count)
-		return;
-	head = READ_ONCE(qp->recs.db->head[1]);
-	n = vhca_ring_used(&qp->rq, head, qp->rq_tail);
-	if (n == U32_MAX)
-		n = 0;
-	/* The WQEs are read only after the head that published them. */
-	smp_rmb();
-	while (n--) {
-		wqe = vhca_ring_slot(&qp->rq, qp->rq_tail);
-		wr_id = READ_ONCE(wqe->wr_id);
-		qp->rq_tail++;
-		/* The slot is free before its CQE appears. */
-		smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
-		vhca_flush_cqe(qp, qp->ibqp.recv_cq, wr_id, IB_WC_RECV);
+	vhca_qp_flush(qp, false);
+}
+
+/*
+ * State changes as they concern the engine; under both queue locks with
+ * the state already set.
+ */
+static void vhca_qp_engine_state(struct vhca_qp *qp)
+{
+	u32 i;
+
+	/* The requester is idle: the next post_send kicks. */
+	qp->db.state = VHCA_DB_AWAKE;
+	qp->db.answer = false;
+	vhca_db_wakeup_flag(qp, true);
+	switch (qp->state) {
+	case IB_QPS_RTR:
+		qp->resp.psn = qp->attr.rq_psn;
+		qp->resp.msn = 0;
+		qp->resp.nak_sent = false;
+		break;
+	case IB_QPS_RTS:
+		qp->req.psn = qp->attr.sq_psn;
+		if (!qp->req.swqe)
+			break;
+		qp->comp.psn = qp->attr.sq_psn;
+		qp->comp.read_retried = false;
+		qp->comp.acked_psn = qp->attr.sq_psn;
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_left = qp->attr.rnr_retry;
+		break;
+	case IB_QPS_ERR:
+	case IB_QPS_RESET:
+		del_timer(&qp->req.rexmit_timer);
+		vhca_rmsg_close(&qp->resp.msg);
+		qp->req.next = qp->sq_tail;
+		qp->req.pkt = 0;
+		qp->db.seen = qp->sq_tail;
+		for (i = 0; qp->req.swqe && i < qp->sq.count; i++)
+			qp->req.swqe[i].fetched = false;
+		break;
+	default:
+		break;
 	}
 }
 
 /* Change state with both queues locked, with the state's side effects. */
-static void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
+void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 {
 	unsigned long flags;
 	u32 flag;
@@ -111,8 +142,8 @@ static void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 	switch (state) {
 	case IB_QPS_ERR:
 		WRITE_ONCE(qp->recs.st->flags, flag | VHCA_STATUS_QP_ERROR);
-		vhca_flush_sq(qp);
-		vhca_flush_rq(qp);
+		vhca_qp_flush_sq(qp);
+		vhca_qp_flush_rq(qp);
 		break;
 	case IB_QPS_RESET:
 		/* Discard whatever is posted: both queues start empty. */
@@ -130,7 +161,7 @@ static void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 		WRITE_ONCE(qp->recs.st->flags, flag);
 		break;
 	}
-	vhca_engine_qp_state(qp);
+	vhca_qp_engine_state(qp);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
@@ -141,450 +172,3 @@ void vhca_qp_to_error(struct vhca_qp *qp)
 	vhca_qp_set_state(qp, IB_QPS_ERR);
 }
 
-static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
-			     enum ib_qp_type type)
-{
-	u32 qpn;
-	int err;
-
-	if (type == IB_QPT_GSI) {
-		err = xa_insert_irq(&vdev->qp_xa, 1, qp, GFP_KERNEL);
-		if (err)
-			return err == -EBUSY ? -EEXIST : err;
-		qp->ibqp.qp_num = 1;
-		return 0;
-	}
-	err = xa_alloc_cyclic_irq(&vdev->qp_xa, &qpn, qp,
-				  XA_LIMIT(VHCA_QPN_FIRST, IB_QPN_MASK),
-				  &vdev->qp_next, GFP_KERNEL);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
-	qp->ibqp.qp_num = qpn;
-	return 0;
-}
-
-int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		   struct ib_udata *udata)
-{
-	struct vhca_dev *vdev = to_vdev(ibqp->device);
-	struct vhca_qp *qp = to_vqp(ibqp);
-	struct vhca_create_qp_resp resp = {};
-	struct vhca_qp_geometry geo;
-	int err;
-
-	switch (init->qp_type) {
-	case IB_QPT_RC:
-	case IB_QPT_UD:
-		break;
-	case IB_QPT_GSI:
-		if (udata || init->port_num != VHCA_PORT)
-			return -EINVAL;
-		break;
-	default:
-		ibdev_dbg(&vdev->ibdev, "create_qp: type %d unsupported\n",
-			  init->qp_type);
-		return -EOPNOTSUPP;
-	}
-	if (init->create_flags) {
-		ibdev_dbg(&vdev->ibdev, "create_qp: flags %#x unsupported\n",
-			  init->create_flags);
-		return -EOPNOTSUPP;
-	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
-	err = vhca_qp_size_caps(&init->cap, !!init->srq, &geo);
-	if (err) {
-		ibdev_dbg(&vdev->ibdev, "create_qp: caps past the limits\n");
-		return err;
-	}
-	if (atomic_inc_return(&vdev->n_qp) > VHCA_MAX_QP) {
-		err = -ENOMEM;
-		goto err_count;
-	}
-
-	qp->uctx = udata ? rdma_udata_to_drv_context(udata,
-						     struct vhca_ucontext,
-						     ibuc) : NULL;
-	mutex_init(&qp->mutex);
-	mutex_init(&qp->tx_mutex);
-	spin_lock_init(&qp->sq_lock);
-	spin_lock_init(&qp->rq_lock);
-	qp->state = IB_QPS_RESET;
-	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->max_send_sge = geo.max_send_sge;
-	qp->max_recv_sge = geo.max_recv_sge;
-	qp->max_inline = geo.max_inline;
-
-	err = vhca_recs_alloc(vdev, qp->uctx, &qp->recs);
-	if (err)
-		goto err_count;
-	if (geo.sq_count) {
-		err = vhca_ring_alloc(vdev, qp->uctx, &qp->sq, geo.sq_count,
-				      geo.sq_stride, true);
-		if (err)
-			goto err_recs;
-	}
-	if (geo.rq_count) {
-		err = vhca_ring_alloc(vdev, qp->uctx, &qp->rq, geo.rq_count,
-				      geo.rq_stride, true);
-		if (err)
-			goto err_sq;
-	}
-	err = vhca_engine_qp_init(qp);
-	if (err)
-		goto err_rq;
-	err = vhca_qp_alloc_qpn(vdev, qp, init->qp_type);
-	if (err)
-		goto err_engine;
-
-	if (udata) {
-		if (qp->sq.mmap)
-			resp.sq_mmap_offset =
-				rdma_user_mmap_get_offset(&qp->sq.mmap->rdma);
-		if (qp->rq.mmap)
-			resp.rq_mmap_offset =
-				rdma_user_mmap_get_offset(&qp->rq.mmap->rdma);
-		resp.sq_size = qp->sq.size;
-		resp.rq_size = qp->rq.size;
-		resp.sq_count = qp->sq.count;
-		resp.rq_count = qp->rq.count;
-		resp.sq_stride = qp->sq.stride;
-		resp.rq_stride = qp->rq.stride;
-		resp.db_index = qp->recs.index;
-		resp.max_inline = qp->max_inline;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
-		if (err)
-			goto err_qpn;
-	}
-	return 0;
-
-err_qpn:
-	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
-err_engine:
-	vhca_engine_qp_fini(qp);
-err_rq:
-	if (qp->rq.count)
-		vhca_ring_free(vdev, &qp->rq);
-err_sq:
-	if (qp->sq.count)
-		vhca_ring_free(vdev, &qp->sq);
-err_recs:
-	vhca_recs_free(vdev, qp->uctx, &qp->recs);
-err_count:
-	atomic_dec(&vdev->n_qp);
-	return err;
-}
-
-/* Store the attributes of a validated modify in qp->attr. */
-static void vhca_qp_store_attr(struct vhca_qp *qp,
-			       const struct ib_qp_attr *attr, int mask)
-{
-	struct ib_qp_attr *a = &qp->attr;
-
-	if (mask & IB_QP_PKEY_INDEX)
-		a->pkey_index = attr->pkey_index;
-	if (mask & IB_QP_PORT)
-		a->port_num = attr->port_num;
-	if (mask & IB_QP_QKEY)
-		a->qkey = attr->qkey;
-	if (mask & IB_QP_ACCESS_FLAGS)
-		a->qp_access_flags = attr->qp_access_flags;
-	if (mask & IB_QP_AV)
-		a->ah_attr = attr->ah_attr;
-	if (mask & IB_QP_PATH_MTU)
-		a->path_mtu = attr->path_mtu;
-	if (mask & IB_QP_TIMEOUT)
-		a->timeout = attr->timeout;
-	if (mask & IB_QP_RETRY_CNT)
-		a->retry_cnt = attr->retry_cnt;
-	if (mask & IB_QP_RNR_RETRY)
-		a->rnr_retry = attr->rnr_retry;
-	if (mask & IB_QP_RQ_PSN)
-		a->rq_psn = attr->rq_psn;
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-		a->max_rd_atomic = attr->max_rd_atomic;
-	if (mask & IB_QP_MIN_RNR_TIMER)
-		a->min_rnr_timer = attr->min_rnr_timer;
-	if (mask & IB_QP_SQ_PSN)
-		a->sq_psn = attr->sq_psn;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
-		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (mask & IB_QP_DEST_QPN)
-		a->dest_qp_num = attr->dest_qp_num;
-	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		a->en_sqd_async_notify = attr->en_sqd_async_notify;
-}
-
-int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_udata *udata)
-{
-	struct vhca_qp *qp = to_vqp(ibqp);
-	enum ib_qp_state cur, next;
-	int err;
-
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
-
-	mutex_lock(&qp->mutex);
-	cur = READ_ONCE(qp->state);
-	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
-		err = -EINVAL;
-		goto out;
-	}
-	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	err = vhca_qp_check_modify(ibqp->qp_type, cur, next, attr, mask);
-	if (err) {
-		ibdev_dbg(ibqp->device,
-			  "modify_qp %u: %d -> %d with mask %#x refused: %d\n",
-			  ibqp->qp_num, cur, next, mask, err);
-		goto out;
-	}
-	vhca_qp_store_attr(qp, attr, mask);
-	if (mask & IB_QP_STATE)
-		vhca_qp_set_state(qp, next);
-out:
-	mutex_unlock(&qp->mutex);
-	return err;
-}
-
-int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		  struct ib_qp_init_attr *init)
-{
-	struct vhca_qp *qp = to_vqp(ibqp);
-
-	mutex_lock(&qp->mutex);
-	*attr = qp->attr;
-	attr->qp_state = READ_ONCE(qp->state);
-	attr->cur_qp_state = attr->qp_state;
-	attr->cap.max_send_wr = qp->sq.count;
-	attr->cap.max_recv_wr = qp->rq.count;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_sge = qp->max_recv_sge;
-	attr->cap.max_inline_data = qp->max_inline;
-	mutex_unlock(&qp->mutex);
-
-	memset(init, 0, sizeof(*init));
-	init->qp_type = ibqp->qp_type;
-	init->send_cq = ibqp->send_cq;
-	init->recv_cq = ibqp->recv_cq;
-	init->srq = ibqp->srq;
-	init->cap = attr->cap;
-	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
-	init->port_num = VHCA_PORT;
-	return 0;
-}
-
-int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	struct vhca_dev *vdev = to_vdev(ibqp->device);
-	struct vhca_qp *qp = to_vqp(ibqp);
-
-	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
-	vhca_engine_qp_fini(qp);
-	vhca_engine_qp_linger(qp);
-	if (qp->rq.count)
-		vhca_ring_free(vdev, &qp->rq);
-	if (qp->sq.count)
-		vhca_ring_free(vdev, &qp->sq);
-	vhca_recs_free(vdev, qp->uctx, &qp->recs);
-	mutex_destroy(&qp->tx_mutex);
-	mutex_destroy(&qp->mutex);
-	atomic_dec(&vdev->n_qp);
-	return 0;
-}
-
-static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
-{
-	switch (op) {
-	case IB_WR_SEND:
-		return VHCA_WR_SEND;
-	case IB_WR_SEND_WITH_IMM:
-		return VHCA_WR_SEND_WITH_IMM;
-	case IB_WR_RDMA_WRITE:
-		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE : -EINVAL;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE_WITH_IMM : -EINVAL;
-	case IB_WR_RDMA_READ:
-		return type == IB_QPT_RC ? VHCA_WR_RDMA_READ : -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-
-/* Write one kernel send WR into the slot at the head. */
-static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
-{
-	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, qp->sq_head);
-	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
-	u32 len = 0;
-	int op, i;
-
-	op = vhca_wr_opcode(qp->ibqp.qp_type, wr->opcode);
-	if (op < 0 || wr->num_sge < 0)
-		return -EINVAL;
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	wqe->opcode = op;
-	if (qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED))
-		wqe->flags |= VHCA_WQE_SIGNALED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		wqe->flags |= VHCA_WQE_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		wqe->flags |= VHCA_WQE_FENCE;
-	if (op == VHCA_WR_SEND_WITH_IMM || op == VHCA_WR_RDMA_WRITE_WITH_IMM)
-		wqe->imm_data = wr->ex.imm_data;
-	if (op == VHCA_WR_RDMA_WRITE || op == VHCA_WR_RDMA_WRITE_WITH_IMM ||
-	    op == VHCA_WR_RDMA_READ) {
-		wqe->rdma.remote_addr = rdma_wr(wr)->remote_addr;
-		wqe->rdma.rkey = rdma_wr(wr)->rkey;
-	}
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
-		if (!ud_wr(wr)->ah)
-			return -EINVAL;
-		wqe->ud.ah = to_vah(ud_wr(wr)->ah)->index;
-		wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
-		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
-	}
-
-	if (wr->send_flags & IB_SEND_INLINE) {
-		u8 *data = (u8 *)(wqe + 1);
-
-		if (op == VHCA_WR_RDMA_READ)
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->max_inline - len)
-				return -EINVAL;
-			memcpy(data + len,
-			       (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		wqe->flags |= VHCA_WQE_INLINE;
-		wqe->inline_len = len;
-		return 0;
-	}
-	if (wr->num_sge > qp->max_send_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	wqe->num_sge = wr->num_sge;
-	return 0;
-}
-
-/*
- * Kernel QPs post here.  A user QP's post_send system call carries no work
- * requests: it is the provider's kick, after it wrote WQEs into the ring
- * and found VHCA_STATUS_NEEDS_WAKEUP set; the requester runs at once, in
- * the system call.
- */
-int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		   const struct ib_send_wr **bad_wr)
-{
-	struct vhca_dev *vdev = to_vdev(ibqp->device);
-	struct vhca_qp *qp = to_vqp(ibqp);
-	unsigned long flags;
-	int err = 0;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->uctx) {
-		atomic64_inc(&vdev->counters[VHCA_CNT_DB_SYSCALLS]);
-		if (qp->state == IB_QPS_ERR) {
-			vhca_flush_sq(qp);
-			spin_lock(&qp->rq_lock);
-			vhca_flush_rq(qp);
-			spin_unlock(&qp->rq_lock);
-			goto out;
-		}
-		qp->db_kicked = true;
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		/* From uverbs, in process context: the engine runs here. */
-		vhca_engine_doorbell(qp);
-		return 0;
-	}
-	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
-		err = -EINVAL;
-		goto out_bad;
-	}
-	for (; wr; wr = wr->next) {
-		if (qp->sq_head - qp->sq_tail >= qp->sq.count) {
-			err = -ENOMEM;
-			goto out_bad;
-		}
-		err = vhca_write_send_wqe(qp, wr);
-		if (err)
-			goto out_bad;
-		qp->sq_head++;
-		/* The device reads the WQE only after this head. */
-		smp_store_release(&qp->recs.db->head[0], qp->sq_head);
-	}
-	qp->db_kicked = true;
-	if (qp->state == IB_QPS_ERR)
-		vhca_flush_sq(qp);
-	else
-		vhca_engine_kick(qp);
-	goto out;
-
-out_bad:
-	*bad_wr = wr;
-	ibdev_dbg(ibqp->device, "post_send on QP %u refused: %d\n",
-		  ibqp->qp_num, err);
-out:
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	return err;
-}
-
-int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		   const struct ib_recv_wr **bad_wr)
-{
-	struct vhca_qp *qp = to_vqp(ibqp);
-	struct vhca_recv_wqe *wqe;
-	struct vhca_sge *sge;
-	unsigned long flags;
-	int err = 0, i;
-
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	if (qp->uctx || ibqp->srq || qp->state == IB_QPS_RESET) {
-		err = -EINVAL;
-		goto out_bad;
-	}
-	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
-			err = -EINVAL;
-			goto out_bad;
-		}
-		if (qp->rq_head - qp->rq_tail >= qp->rq.count) {
-			err = -ENOMEM;
-			goto out_bad;
-		}
-		wqe = vhca_ring_slot(&qp->rq, qp->rq_head);
-		sge = (struct vhca_sge *)(wqe + 1);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		qp->rq_head++;
-		/* The device reads the WQE only after this head. */
-		smp_store_release(&qp->recs.db->head[1], qp->rq_head);
-	}
-	if (qp->state == IB_QPS_ERR)
-		vhca_flush_rq(qp);
-	goto out;
-
-out_bad:
-	*bad_wr = wr;
-	ibdev_dbg(ibqp->device, "post_recv on QP %u refused: %d\n",
-		  ibqp->qp_num, err);
-out:
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	return err;
-}

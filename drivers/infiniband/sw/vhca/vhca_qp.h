@@ -52,6 +52,43 @@ struct vhca_rmsg {
 	u32 left;			/* WRITE: bytes the RETH announced */
 };
 
+/* Requester (vhca_req.c): WQEs to packets; under sq_lock. */
+struct vhca_qp_req {
+	struct vhca_swqe *swqe;		/* one per SQ slot (RC) */
+	u32 next;			/* next WQE to (re)send */
+	u32 pkt;			/* packets of it sent already */
+	u32 psn;			/* PSN of the next new packet */
+	u8 retry_left;
+	u8 rnr_left;
+	bool running;			/* a requester pass is under way ... */
+	bool again;			/* ... and another was asked for */
+	struct timer_list rexmit_timer;
+};
+
+/* Completer (vhca_comp.c): ACKs and READ responses; under sq_lock. */
+struct vhca_qp_comp {
+	u32 psn;			/* next READ response expected */
+	bool read_retried;		/* psn's READ asked again once */
+	u32 acked_psn;			/* the peer has all PSNs before it */
+};
+
+/* Doorbell (vhca_db.c): the send doorbell's poll window; under sq_lock. */
+struct vhca_qp_db {
+	bool kicked;			/* a post_send came since the last pass */
+	u8 state;			/* enum vhca_db_state */
+	bool answer;			/* a message came in: no poll window */
+	u32 seen;			/* the SQ head the last pass read */
+	struct hrtimer timer;		/* ends the poll window */
+};
+
+/* Responder (vhca_resp.c): requests from the peer; under rq_lock. */
+struct vhca_qp_resp {
+	u32 psn;			/* next request PSN expected */
+	u32 msn;			/* MSN: requests completed, in AETHs */
+	bool nak_sent;			/* a PSN sequence NAK is pending */
+	struct vhca_rmsg msg;		/* also UD's receive WQE */
+};
+
 struct vhca_qp {
 	struct ib_qp ibqp;
 	struct mutex mutex;		/* modify, query: attr */
@@ -73,32 +110,13 @@ struct vhca_qp {
 	bool sig_all;			/* IB_SIGNAL_ALL_WR */
 	struct ib_qp_attr attr;		/* as set by modify_qp */
 
-	/* Engine, requester and completer side (under sq_lock). */
-	struct vhca_swqe *swqe;		/* one per SQ slot (RC) */
-	u32 sq_next;			/* next WQE to (re)send */
-	u32 sq_pkt;			/* packets of it sent already */
-	u32 req_psn;			/* PSN of the next new packet */
-	u32 comp_psn;			/* next READ response expected */
-	bool read_retried;		/* comp_psn's READ asked again once */
-	u32 acked_psn;			/* the peer has all PSNs before it */
-	u8 retry_left;
-	u8 rnr_left;
+	/* The engine. */
 	bool dying;			/* destroy: no more work or timers */
-	bool req_running;		/* a requester pass is under way ... */
-	bool req_again;			/* ... and another was asked for */
-	bool db_kicked;			/* a post_send came since the last pass */
-	u8 db_state;			/* enum vhca_db_state */
-	bool db_answer;			/* a message came in: no poll window */
-	u32 db_seen;			/* the SQ head the last pass read */
-	struct timer_list rexmit_timer;
-	struct hrtimer db_timer;	/* ends the doorbell's poll window */
-	struct work_struct tx_work;
-
-	/* Engine, responder side (under rq_lock). */
-	u32 resp_psn;			/* next request PSN expected */
-	u32 resp_msn;			/* MSN: requests completed, in AETHs */
-	bool nak_sent;			/* a PSN sequence NAK is pending */
-	struct vhca_rmsg rmsg;
+	struct work_struct tx_work;	/* requester, or UD sender */
+	struct vhca_qp_req req;
+	struct vhca_qp_comp comp;
+	struct vhca_qp_db db;
+	struct vhca_qp_resp resp;
 };
 
 /* Queue sizes of a QP, from its requested caps. */
@@ -113,17 +131,16 @@ int vhca_qp_check_modify(enum ib_qp_type type, enum ib_qp_state cur,
 int vhca_qp_size_caps(struct ib_qp_cap *cap, bool has_srq,
 		      struct vhca_qp_geometry *geo);
 
+/* vhca_qp.c: state changes; the flushes under the queue's lock */
+void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state);
 void vhca_qp_to_error(struct vhca_qp *qp);
+void vhca_qp_flush_sq(struct vhca_qp *qp);
+void vhca_qp_flush_rq(struct vhca_qp *qp);
 enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
 
-/* vhca_engine.c */
-int vhca_engine_qp_init(struct vhca_qp *qp);
-void vhca_engine_qp_fini(struct vhca_qp *qp);
+/* vhca_ghost.c, vhca_tx.c: the engine's side of a QP */
 void vhca_engine_qp_linger(struct vhca_qp *qp);
-void vhca_engine_qp_state(struct vhca_qp *qp);
 void vhca_engine_kick(struct vhca_qp *qp);
-void vhca_engine_doorbell(struct vhca_qp *qp);
-bool vhca_resp_take_rwqe(struct vhca_qp *qp, struct vhca_rmsg *m, bool *bad);
 
 /* vhca_ud.c: the engine of UD and GSI QPs */
 struct vhca_pkt;

@@ -71,17 +71,10 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = vhca_srq_check_init(ibsrq->device, init);
 	if (err)
 		return err;
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibsrq->device, "create_srq: unknown request data\n");
-		return -EINVAL;
-	}
-	if (atomic_inc_return(&vdev->n_srq) > VHCA_MAX_SRQ) {
-		ibdev_dbg(ibsrq->device, "create_srq: %u SRQs exist already\n",
-			  VHCA_MAX_SRQ);
-		err = -ENOMEM;
-		goto err_count;
-	}
+	err = vhca_create_prologue(ibsrq->device, udata, &vdev->n_srq,
+				   VHCA_MAX_SRQ, "create_srq");
+	if (err)
+		return err;
 
 	spin_lock_init(&srq->lock);
 	if (udata)
@@ -140,11 +133,8 @@ int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		ibdev_dbg(ibsrq->device, "modify_srq: resizing is not supported\n");
 		return -EOPNOTSUPP;
 	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibsrq->device, "modify_srq: unknown request data\n");
+	if (vhca_udata_check(ibsrq->device, udata, "modify_srq"))
 		return -EINVAL;
-	}
 	if (mask & IB_SRQ_LIMIT) {
 		if (attr->srq_limit >= srq->ring.count) {
 			ibdev_dbg(ibsrq->device,
@@ -185,10 +175,8 @@ int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
 	struct vhca_srq *srq = to_vsrq(ibsrq);
-	struct vhca_recv_wqe *wqe;
-	struct vhca_sge *sge;
 	unsigned long flags;
-	int err = 0, i;
+	int err = 0;
 
 	/* A user SRQ is the provider's to post to. */
 	if (srq->uctx) {
@@ -210,16 +198,7 @@ int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		wqe = vhca_ring_slot(&srq->ring, srq->head);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		sge = (struct vhca_sge *)(wqe + 1);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		vhca_write_recv_wqe(vhca_ring_slot(&srq->ring, srq->head), wr);
 		srq->head++;
 	}
 	/* The WQEs are complete before the engine sees the new index. */

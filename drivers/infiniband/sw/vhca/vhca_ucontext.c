@@ -50,10 +50,8 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct vhca_alloc_ucontext_resp resp = {};
 	int err;
 
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibuc->device, "alloc_ucontext: unknown request data\n");
+	if (vhca_udata_check(ibuc->device, udata, "alloc_ucontext"))
 		return -EINVAL;
-	}
 
 	ida_init(&uctx->recs);
 	uctx->db = vhca_mmap_create(uctx, VHCA_UCTX_AREA, true);

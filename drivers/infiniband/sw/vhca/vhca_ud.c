@@ -22,11 +22,8 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
-#include "vhca.h"
-#include "vhca_pkt.h"
+#include "vhca_engine.h"
 
-/* WQEs one sender pass executes before it yields. */
-#define VHCA_UD_BUDGET		64
 /* The network header in front of a UD receive buffer's payload. */
 #define VHCA_UD_GRH_LEN		40
 
@@ -45,99 +42,79 @@ static u32 vhca_ud_mtu(struct vhca_dev *vdev)
 }
 
 /* Copy the WQE at sq_tail out of the ring and check it; a wc status. */
-static u8 vhca_ud_fetch(struct vhca_qp *qp, struct vhca_ud_wqe *w)
+static u8 vhca_ud_fetch(struct vhca_qp *qp, struct vhca_ud_wqe *wqe)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, qp->sq_tail);
-	const struct vhca_sge *sge = (const struct vhca_sge *)(slot + 1);
-	u64 len = 0;
-	u32 i;
+	const struct vhca_sge *sge = vhca_wqe_read_send(qp, slot, &wqe->hdr);
+	u64 len;
 
-	w->hdr.wr_id = READ_ONCE(slot->wr_id);
-	w->hdr.opcode = READ_ONCE(slot->opcode);
-	w->hdr.flags = READ_ONCE(slot->flags) |
-		       (qp->sig_all ? VHCA_WQE_SIGNALED : 0);
-	w->hdr.num_sge = READ_ONCE(slot->num_sge);
-	w->hdr.inline_len = READ_ONCE(slot->inline_len);
-	w->hdr.imm_data = READ_ONCE(slot->imm_data);
-	w->hdr.ud.ah = READ_ONCE(slot->ud.ah);
-	w->hdr.ud.remote_qpn = READ_ONCE(slot->ud.remote_qpn);
-	w->hdr.ud.remote_qkey = READ_ONCE(slot->ud.remote_qkey);
-	w->len = 0;
+	wqe->hdr.ud.ah = READ_ONCE(slot->ud.ah);
+	wqe->hdr.ud.remote_qpn = READ_ONCE(slot->ud.remote_qpn);
+	wqe->hdr.ud.remote_qkey = READ_ONCE(slot->ud.remote_qkey);
+	wqe->len = 0;
 
-	if (w->hdr.opcode != VHCA_WR_SEND &&
-	    w->hdr.opcode != VHCA_WR_SEND_WITH_IMM)
+	if (wqe->hdr.opcode != VHCA_WR_SEND &&
+	    wqe->hdr.opcode != VHCA_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (w->hdr.ud.remote_qpn & ~VHCA_PKT_QPN_MASK)
+	if (wqe->hdr.ud.remote_qpn & ~VHCA_PKT_QPN_MASK)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (w->hdr.flags & VHCA_WQE_INLINE) {
-		if (w->hdr.inline_len > qp->max_inline)
+	if (wqe->hdr.flags & VHCA_WQE_INLINE) {
+		if (wqe->hdr.inline_len > qp->max_inline)
 			return IB_WC_LOC_LEN_ERR;
-		w->inline_data = (const u8 *)sge;
-		len = w->hdr.inline_len;
+		wqe->inline_data = (const u8 *)sge;
+		len = wqe->hdr.inline_len;
 	} else {
-		if (w->hdr.num_sge > qp->max_send_sge)
+		if (wqe->hdr.num_sge > qp->max_send_sge)
 			return IB_WC_LOC_LEN_ERR;
-		for (i = 0; i < w->hdr.num_sge; i++) {
-			w->sge[i].addr = READ_ONCE(sge[i].addr);
-			w->sge[i].length = READ_ONCE(sge[i].length);
-			w->sge[i].lkey = READ_ONCE(sge[i].lkey);
-			len += w->sge[i].length;
-		}
+		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
 	}
 	if (len > vhca_ud_mtu(vdev)) {
 		ibdev_dbg(&vdev->ibdev, "UD QP %u: %llu bytes exceed the MTU\n",
 			  qp->ibqp.qp_num, len);
 		return IB_WC_LOC_LEN_ERR;
 	}
-	w->len = len;
+	wqe->len = len;
 	return IB_WC_SUCCESS;
 }
 
 /*
- * The packet of WQE w to av into *skbp (NULL if none could be allocated:
+ * The packet of WQE wqe to av into *skbp (NULL if none could be allocated:
  * the datagram is lost, as on a congested wire).  Returns a wc status.
  */
-static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
+static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
 			struct sk_buff **skbp)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 qkey = w->hdr.ud.remote_qkey;
+	u32 qkey = wqe->hdr.ud.remote_qkey;
 	struct vhca_pkt pkt = {
-		.opcode = w->hdr.opcode == VHCA_WR_SEND_WITH_IMM ?
-			  VHCA_OP_UD_SEND_ONLY_WITH_IMM : VHCA_OP_UD_SEND_ONLY,
-		.dqpn = w->hdr.ud.remote_qpn,
-		.psn = qp->req_psn,
-		.paylen = w->len,
-		.se = w->hdr.flags & VHCA_WQE_SOLICITED,
-		.imm = w->hdr.imm_data,
+		.opcode = wqe->hdr.opcode == VHCA_WR_SEND_WITH_IMM ?
+			  IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE : IB_OPCODE_UD_SEND_ONLY,
+		.dqpn = wqe->hdr.ud.remote_qpn,
+		.psn = qp->req.psn,
+		.paylen = wqe->len,
+		.se = wqe->hdr.flags & VHCA_WQE_SOLICITED,
+		.imm = wqe->hdr.imm_data,
 		.deth_sqpn = qp->ibqp.qp_num,
 	};
-	const struct vhca_pkt_opinfo *info = vhca_pkt_opinfo(pkt.opcode);
 	struct sk_buff *skb;
 	void *payload;
 	int err;
 
 	/* A Q_Key with its high bit set means the QP's own (IBA 10.2.5). */
 	pkt.deth_qkey = qkey & BIT(31) ? qp->attr.qkey : qkey;
-	qp->req_psn = vhca_psn_add(qp->req_psn, 1);
+	qp->req.psn = vhca_psn_add(qp->req.psn, 1);
 
 	*skbp = NULL;
-	skb = vhca_net_alloc_skb(vdev, info->hdr_len + pkt.paylen +
-				 vhca_pkt_pad(pkt.paylen), GFP_ATOMIC);
-	if (!skb)
+	skb = vhca_tx_build(vdev, &pkt, &payload);
+	if (PTR_ERR_OR_ZERO(skb) == -ENOMEM)
 		return IB_WC_SUCCESS;
-	if (vhca_pkt_build(skb_put(skb, info->hdr_len), info->hdr_len,
-			   &pkt) < 0) {
-		kfree_skb(skb);
+	if (IS_ERR(skb))
 		return IB_WC_LOC_QP_OP_ERR;
-	}
-	payload = skb_put(skb, pkt.paylen);
-	skb_put_zero(skb, vhca_pkt_pad(pkt.paylen));
-	if (w->hdr.flags & VHCA_WQE_INLINE) {
-		memcpy(payload, w->inline_data, pkt.paylen);
+	if (wqe->hdr.flags & VHCA_WQE_INLINE) {
+		memcpy(payload, wqe->inline_data, pkt.paylen);
 	} else if (pkt.paylen) {
-		err = vhca_sge_copy(vdev, qp->ibqp.pd, w->sge, w->hdr.num_sge,
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
 				    0, payload, pkt.paylen, VHCA_COPY_FROM_MR,
 				    0);
 		if (err) {
@@ -151,21 +128,21 @@ static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
 }
 
 /* Complete the WQE at sq_tail; under sq_lock. */
-static void vhca_ud_complete(struct vhca_qp *qp, const struct vhca_ud_wqe *w,
+static void vhca_ud_complete(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
 			     u8 status)
 {
 	struct vhca_cqe cqe = {
-		.wr_id = w->hdr.wr_id,
+		.wr_id = wqe->hdr.wr_id,
 		.status = status,
 		.opcode = IB_WC_SEND,
-		.byte_len = w->len,
+		.byte_len = wqe->len,
 		.qp_num = qp->ibqp.qp_num,
 	};
 
 	qp->sq_tail++;
 	/* The provider may reuse the slot once it sees the tail. */
 	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
-	if (status != IB_WC_SUCCESS || (w->hdr.flags & VHCA_WQE_SIGNALED))
+	if (status != IB_WC_SUCCESS || (wqe->hdr.flags & VHCA_WQE_SIGNALED))
 		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
 }
 
@@ -177,7 +154,7 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 head, used, budget = VHCA_UD_BUDGET;
-	struct vhca_ud_wqe w;
+	struct vhca_ud_wqe wqe;
 	struct vhca_av *av;
 	struct sk_buff *skb;
 	unsigned long flags;
@@ -199,25 +176,25 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
 			return false;
 		}
-		status = vhca_ud_fetch(qp, &w);
+		status = vhca_ud_fetch(qp, &wqe);
 		if (status == IB_WC_SUCCESS) {
-			av = vhca_av_get(vdev, w.hdr.ud.ah, qp->ibqp.pd);
+			av = vhca_av_get(vdev, wqe.hdr.ud.ah, qp->ibqp.pd);
 			if (!av) {
 				ibdev_dbg(&vdev->ibdev, "UD QP %u: no AH %u\n",
-					  qp->ibqp.qp_num, w.hdr.ud.ah);
+					  qp->ibqp.qp_num, wqe.hdr.ud.ah);
 				status = IB_WC_LOC_QP_OP_ERR;
 			}
 		}
 		if (status == IB_WC_SUCCESS)
-			status = vhca_ud_build(qp, &w, &skb);
-		vhca_ud_complete(qp, &w, status);
+			status = vhca_ud_build(qp, &wqe, &skb);
+		vhca_ud_complete(qp, &wqe, status);
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 		if (skb)
 			vhca_net_xmit(vdev, &av->attr.grh,
 				      rdma_get_udp_sport(av->attr.grh.flow_label,
 							 qp->ibqp.qp_num,
-							 w.hdr.ud.remote_qpn),
+							 wqe.hdr.ud.remote_qpn),
 				      skb);
 		if (av)
 			vhca_av_put(av);
@@ -277,7 +254,7 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY :
 						     qp->attr.qkey;
-	struct vhca_rmsg *m = &qp->rmsg;
+	struct vhca_rmsg *msg = &qp->resp.msg;
 	struct vhca_cqe cqe = {
 		.opcode = IB_WC_RECV,
 		.qp_num = qp->ibqp.qp_num,
@@ -289,8 +266,8 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	bool bad;
 	int err;
 
-	if (pkt->opcode != VHCA_OP_UD_SEND_ONLY &&
-	    pkt->opcode != VHCA_OP_UD_SEND_ONLY_WITH_IMM)
+	if (pkt->opcode != IB_OPCODE_UD_SEND_ONLY &&
+	    pkt->opcode != IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE)
 		return;
 	/*
 	 * QP1 takes MADs only: the MAD layer's receive buffers hold one each
@@ -301,7 +278,7 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		return;
 	}
 	cqe.network_hdr_type = vhca_ud_grh(skb, grh);
-	if (pkt->opcode == VHCA_OP_UD_SEND_ONLY_WITH_IMM) {
+	if (pkt->opcode == IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE) {
 		cqe.flags |= VHCA_CQE_WITH_IMM;
 		cqe.imm_data = pkt->imm;
 	}
@@ -312,21 +289,21 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
 		goto out;
 	}
-	if (!vhca_resp_take_rwqe(qp, m, &bad)) {
+	if (!vhca_wqe_take_recv(qp, msg, &bad)) {
 		/* No receive WQE: the datagram is lost. */
 		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
 		goto out;
 	}
-	cqe.wr_id = m->rwqe.wr_id;
+	cqe.wr_id = msg->rwqe.wr_id;
 	if (bad) {
 		cqe.status = IB_WC_LOC_LEN_ERR;
 	} else {
-		err = vhca_sge_copy(vdev, qp->ibqp.pd, m->sge, m->rwqe.num_sge,
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, msg->sge, msg->rwqe.num_sge,
 				    0, grh, sizeof(grh), VHCA_COPY_TO_MR,
 				    IB_ACCESS_LOCAL_WRITE);
 		if (!err)
-			err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, m->sge,
-						m->rwqe.num_sge, sizeof(grh),
+			err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, msg->sge,
+						msg->rwqe.num_sge, sizeof(grh),
 						skb, off, pkt->paylen,
 						VHCA_COPY_TO_MR,
 						IB_ACCESS_LOCAL_WRITE);
@@ -336,7 +313,7 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		if (!err)
 			cqe.byte_len = sizeof(grh) + pkt->paylen;
 	}
-	memset(m, 0, sizeof(*m));
+	memset(msg, 0, sizeof(*msg));
 	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
 out:
 	spin_unlock_irqrestore(&qp->rq_lock, flags);

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC completer (softirq, on ACKs, NAKs and READ responses): completes
+ * send WQEs in order, places READ data, rewinds on a sequence NAK
+ * (go-back-N), waits out RNR NAKs, and completes in error when the peer
+ * refuses or the retries run out.
+ */
+#include <linux/skbuff.h>
+
+#include "vhca_engine.h"
+
+/*
+ * Complete the WQE at sq_tail; under sq_lock.  The slot is released before
+ * the CQE appears: a process that polled the CQE may post into it at once.
+ */
+void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
+{
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	bool unsent = qp->req.next == qp->sq_tail;
+	struct vhca_cqe cqe = {
+		.wr_id = wqe->hdr.wr_id,
+		.status = status,
+		.opcode = vhca_wc_opcode(wqe->hdr.opcode),
+		.byte_len = wqe->len,
+		.qp_num = qp->ibqp.qp_num,
+	};
+	bool signaled = status != IB_WC_SUCCESS ||
+			(wqe->hdr.flags & VHCA_WQE_SIGNALED);
+
+	wqe->fetched = false;
+	qp->sq_tail++;
+	if (unsent) {
+		qp->req.next = qp->sq_tail;
+		qp->req.pkt = 0;
+	}
+	/* The provider may reuse the slot once it sees the tail. */
+	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+	if (signaled)
+		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
+}
+
+/*
+ * The QP fails: the oldest send WQE completes with status (unless that is
+ * IB_WC_SUCCESS, for a failure of the responder), the QP moves to the
+ * error state where the rest is flushed, and a failure no WQE reports
+ * raises IB_EVENT_QP_FATAL.  Called without the QP's locks.
+ */
+void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
+	    vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
+		vhca_comp_wqe(qp, status);
+		done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	vhca_qp_to_error(qp);
+	if (!done && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* The RNR delay a peer asked for, roughly as the IB table has it. */
+static unsigned long vhca_rnr_delay(u8 timer)
+{
+	return msecs_to_jiffies(timer ? max(1U, 1U << (timer / 4)) :
+				VHCA_RNR_DELAY_MAX_MS);
+}
+
+static u8 vhca_nak_status(u8 syndrome)
+{
+	switch (syndrome & VHCA_AETH_VALUE_MASK) {
+	case VHCA_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case VHCA_NAK_REM_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	default:
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+/*
+ * What handling one response leaves to do: the outcome of each step.
+ * A step that returns false ends the response without restarting the
+ * timer (the QP fails, or nothing it held was outstanding).
+ */
+struct vhca_comp_result {
+	bool acked;			/* WQEs completed or the window moved */
+	bool kick;			/* the requester has work */
+	u8 fatal;			/* IB_WC_SUCCESS, or the QP fails */
+};
+
+/*
+ * A READ response acknowledges the requests before its READ: complete
+ * the WQEs before the oldest outstanding READ (check_ack).  False when
+ * the response is for nothing outstanding.
+ */
+static bool vhca_comp_ack_before_read(struct vhca_qp *qp, u32 psn,
+				      struct vhca_comp_result *res)
+{
+	struct vhca_swqe *wqe;
+
+	while (qp->sq_tail != qp->req.next) {
+		wqe = vhca_qp_swqe(qp, qp->sq_tail);
+		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+			break;
+		if (!vhca_psn_before(wqe->last_psn, psn))
+			return false;
+		vhca_comp_wqe(qp, IB_WC_SUCCESS);
+		res->acked = true;
+	}
+	return qp->sq_tail != qp->req.next;
+}
+
+/*
+ * check_psn of a READ response: true when it is the one expected next.
+ * A response after comp.psn means the one at comp.psn was lost: the READ
+ * is asked again at once, as rxe's completer does, not after a
+ * retransmit timeout; once, as the rest of the lost one's burst comes
+ * out of order too.  Earlier ones are duplicates.
+ */
+static bool vhca_comp_check_read_psn(struct vhca_qp *qp,
+				     const struct vhca_swqe *wqe, u32 psn,
+				     struct vhca_comp_result *res)
+{
+	/* Outside the READ: none of its responses came yet. */
+	if (vhca_psn_before(qp->comp.psn, wqe->first_psn) ||
+	    vhca_psn_after(qp->comp.psn, wqe->last_psn))
+		qp->comp.psn = wqe->first_psn;
+	if (vhca_psn_after(psn, wqe->last_psn))
+		return false;
+	if (vhca_psn_after(psn, qp->comp.psn) && !qp->comp.read_retried) {
+		qp->comp.read_retried = true;
+		vhca_req_rewind(qp, qp->comp.psn);
+		res->kick = true;
+	}
+	return psn == qp->comp.psn;
+}
+
+/*
+ * do_read: a READ response for the oldest outstanding READ, its payload
+ * placed into the local SGEs at its offset, in order.  False when the
+ * response ends without the timer's restart.
+ */
+static bool vhca_comp_read_response(struct vhca_qp *qp,
+				    const struct vhca_pkt *pkt,
+				    struct sk_buff *skb, u32 off,
+				    struct vhca_comp_result *res)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), psn = pkt->psn;
+	struct vhca_swqe *wqe;
+	int err;
+
+	if (!vhca_comp_ack_before_read(qp, psn, res))
+		return false;
+	wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	if (!vhca_comp_check_read_psn(qp, wqe, psn, res))
+		return true;
+	err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
+				(u64)vhca_psn_diff(psn, wqe->first_psn) * mtu,
+				skb, off, pkt->paylen, VHCA_COPY_TO_MR,
+				IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		res->fatal = err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+					      IB_WC_LOC_PROT_ERR;
+		return false;
+	}
+	qp->comp.psn = vhca_psn_add(psn, 1);
+	qp->comp.acked_psn = qp->comp.psn;
+	qp->comp.read_retried = false;
+	if (psn == wqe->last_psn) {
+		vhca_comp_wqe(qp, IB_WC_SUCCESS);
+		if (qp->sq_tail != qp->req.next)
+			qp->comp.psn = vhca_qp_swqe(qp, qp->sq_tail)->first_psn;
+		res->kick = true;
+	}
+	res->acked = true;
+	return true;
+}
+
+/*
+ * complete_ack: an ACK acknowledges everything through its PSN, an RNR
+ * NAK or a sequence NAK everything before it; the WQEs it covers
+ * complete, up to the first READ (only its responses complete it).
+ */
+static void vhca_comp_complete_ack(struct vhca_qp *qp, u8 type, u32 psn,
+				   struct vhca_comp_result *res)
+{
+	u32 acked = type == VHCA_AETH_ACK ? vhca_psn_add(psn, 1) : psn;
+	struct vhca_swqe *wqe;
+
+	if (vhca_psn_after(acked, qp->comp.acked_psn)) {
+		qp->comp.acked_psn = acked;
+		res->acked = true;
+	}
+	while (qp->sq_tail != qp->req.next) {
+		wqe = vhca_qp_swqe(qp, qp->sq_tail);
+		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+			break;
+		if (type == VHCA_AETH_ACK ?
+		    vhca_psn_after(wqe->last_psn, psn) :
+		    !vhca_psn_before(wqe->last_psn, psn))
+			break;
+		vhca_comp_wqe(qp, IB_WC_SUCCESS);
+		res->acked = true;
+	}
+}
+
+/*
+ * An RNR NAK: wait its delay (on the retransmit timer) and send again
+ * from its PSN, rnr_retry times (VHCA_RNR_RETRY_INFINITE: for ever).
+ */
+static void vhca_comp_rnr_nak(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			      struct vhca_comp_result *res)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+
+	if (!qp->req.rnr_left) {
+		res->fatal = IB_WC_RNR_RETRY_EXC_ERR;
+		return;
+	}
+	if (qp->req.rnr_left != VHCA_RNR_RETRY_INFINITE)
+		qp->req.rnr_left--;
+	atomic64_inc(&vdev->counters[VHCA_CNT_RNR_NAKS]);
+	if (vhca_req_busy(qp))
+		vhca_req_rewind(qp, pkt->psn);
+	mod_timer(&qp->req.rexmit_timer, jiffies +
+		  vhca_rnr_delay(pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK));
+}
+
+/*
+ * A PSN sequence NAK: go back to its PSN, unless that PSN was not sent
+ * again yet since the last rewind, which answers it already.
+ */
+static void vhca_comp_seq_nak(struct vhca_qp *qp, u32 psn,
+			      struct vhca_comp_result *res)
+{
+	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_SEQ_NAKS]);
+	if (vhca_req_busy(qp) && vhca_psn_before(psn, vhca_req_next_psn(qp)))
+		vhca_req_rewind(qp, psn);
+	res->kick = true;
+}
+
+/*
+ * An ACK or NAK.  False when it ends without the timer's restart: an RNR
+ * NAK (its delay is on the timer) or a NAK that fails the QP.
+ */
+static bool vhca_comp_aeth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			   struct vhca_comp_result *res)
+{
+	u8 type = pkt->aeth_syndrome & VHCA_AETH_TYPE_MASK;
+	bool seq_nak = type == VHCA_AETH_NAK &&
+		       (pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK) ==
+		       VHCA_NAK_PSN_SEQ_ERR;
+
+	if (type != VHCA_AETH_ACK && type != VHCA_AETH_RNR_NAK && !seq_nak) {
+		/* The peer refused the oldest request outright. */
+		if (vhca_req_busy(qp))
+			res->fatal = vhca_nak_status(pkt->aeth_syndrome);
+		return false;
+	}
+	vhca_comp_complete_ack(qp, type, pkt->psn, res);
+	if (type == VHCA_AETH_RNR_NAK) {
+		vhca_comp_rnr_nak(qp, pkt, res);
+		return false;
+	}
+	if (seq_nak)
+		vhca_comp_seq_nak(qp, pkt->psn, res);
+	return true;
+}
+
+/*
+ * After a response that made the requester's state move: retries start
+ * again, the timer restarts, and a pass runs when there is something to
+ * send.
+ */
+static void vhca_comp_progress(struct vhca_qp *qp,
+			       struct vhca_comp_result *res)
+{
+	if (res->acked) {
+		qp->req.retry_left = qp->attr.retry_cnt;
+		qp->req.rnr_left = qp->attr.rnr_retry;
+		res->kick = true;
+	}
+	/*
+	 * Any response restarts the timer, as rxe's does: a slow responder
+	 * still answering retransmitted packets (with duplicate ACKs or READ
+	 * responses) is neither counted against retry_cnt nor sent another
+	 * round of them, which would only delay the progress it is making.
+	 */
+	if (!vhca_req_busy(qp))
+		del_timer(&qp->req.rexmit_timer);
+	else
+		mod_timer(&qp->req.rexmit_timer,
+			  jiffies + vhca_req_timeout(qp));
+	if (res->kick && qp->state == IB_QPS_RTS && !vhca_req_pending(qp))
+		res->kick = vhca_db_idle(qp);
+}
+
+/**
+ * vhca_comp_rx() - an ACK, NAK or READ response for the requester
+ * @qp: the RC QP it is for
+ * @pkt: the parsed packet
+ * @skb: the packet, for a READ response's payload
+ * @off: where the payload starts in @skb
+ *
+ * Softirq.  Takes sq_lock; transmits nothing (a pass it asks for runs in
+ * the QP's work item).
+ */
+void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  struct sk_buff *skb, u32 off)
+{
+	struct vhca_comp_result res = { .fatal = IB_WC_SUCCESS };
+	unsigned long flags;
+	bool progress;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE)
+		progress = vhca_comp_read_response(qp, pkt, skb, off, &res);
+	else
+		progress = vhca_comp_aeth(qp, pkt, &res);
+	if (progress)
+		vhca_comp_progress(qp, &res);
+	else if (res.fatal == IB_WC_SUCCESS)
+		res.kick = false;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (res.fatal != IB_WC_SUCCESS)
+		vhca_qp_fatal(qp, res.fatal);
+	else if (res.kick)
+		vhca_engine_kick(qp);
+}

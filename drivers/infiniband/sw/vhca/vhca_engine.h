@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The engine of vhca, the HCA model: the contracts between its units.
+ *
+ *   vhca_rx.c     receive demux: a packet to the completer, the responder,
+ *                 UD or a lingering QP
+ *   vhca_wqe.c    send WQE reads and the RQ/SRQ WQE take, shared by RC
+ *                 and UD
+ *   vhca_tx.c     packet build and transmit, shared by every sender
+ *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
+ *                 limits, rewind, retransmit timer
+ *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
+ *                 completion of send WQEs
+ *   vhca_resp.c   RC responder: SEND, WRITE and READ requests
+ *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
+ *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
+ *   vhca_ud.c     UD and GSI QPs
+ *
+ * The QP verbs (vhca_qp_verbs.c) set up and tear down a QP's engine;
+ * vhca_qp.c changes its state.
+ *
+ * Receive runs in softirq, or, for a packet delivered locally by
+ * vhca_net_xmit(), inside the sender with BHs off ("softirq" below means
+ * either).  Packets are built under the QP's locks and sent after they are
+ * dropped: transmission must not run with interrupts disabled, and a local
+ * delivery may come back to the sending QP.
+ */
+#ifndef VHCA_ENGINE_H
+#define VHCA_ENGINE_H
+
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+#include "vhca.h"
+#include "vhca_pkt.h"
+
+/* The QP's path MTU, payload bytes. */
+static inline u32 vhca_qp_mtu(const struct vhca_qp *qp)
+{
+	return ib_mtu_enum_to_int(qp->attr.path_mtu);
+}
+
+/* The UDP source port of the QP's packets, from its flow label. */
+static inline u16 vhca_qp_sport(const struct vhca_qp *qp)
+{
+	return rdma_get_udp_sport(qp->attr.ah_attr.grh.flow_label,
+				  qp->ibqp.qp_num, qp->attr.dest_qp_num);
+}
+
+/* The engine's copy of the send WQE at ring index (RC). */
+static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
+					     u32 index)
+{
+	return &qp->req.swqe[index & (qp->sq.count - 1)];
+}
+
+/* vhca_tx.c */
+
+/**
+ * vhca_tx_build() - allocate and fill a packet's headers
+ * @vdev: the sending device
+ * @pkt: the transport fields
+ * @payload: set to where pkt->paylen payload bytes go (pad follows, zeroed)
+ *
+ * Return: the skb for vhca_net_xmit(), ERR_PTR(-ENOMEM) when none could be
+ * allocated (the packet is lost, as on a congested wire), or
+ * ERR_PTR(-EINVAL) when pkt cannot be built.  GFP_ATOMIC: any context.
+ */
+struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
+			      const struct vhca_pkt *pkt, void **payload);
+
+/**
+ * vhca_tx_list() - send packets of an RC QP to its peer
+ * @qp: the QP
+ * @list: the packets, built under the QP's locks; emptied
+ *
+ * Called with no QP lock held (a local delivery may come back to @qp).
+ */
+void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list);
+
+/**
+ * vhca_tx_queue_ack() - an ACK or NAK of the responder onto a list
+ * @qp: the QP, its rq_lock held (the AETH carries its MSN)
+ * @syndrome: the AETH syndrome
+ * @psn: the PSN acknowledged
+ * @list: where it goes, for vhca_tx_list()
+ */
+void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
+		       struct sk_buff_head *list);
+
+/* vhca_wqe.c */
+
+/**
+ * vhca_wqe_read_send() - read a send WQE's common header from its ring slot
+ * @qp: the QP
+ * @slot: the slot, in memory the provider may write at any time
+ * @hdr: the copy; the opcode-specific union is left to the caller
+ *
+ * Every field is read once.
+ *
+ * Return: the slot's SGE list or inline data.
+ */
+const struct vhca_sge *vhca_wqe_read_send(const struct vhca_qp *qp,
+					  const struct vhca_send_wqe *slot,
+					  struct vhca_send_wqe *hdr);
+
+/**
+ * vhca_wqe_read_sges() - copy an SGE list out of a ring slot
+ * @dst: the copy
+ * @src: the slot's SGEs, read once each
+ * @num_sge: how many, already checked against the QP's maximum
+ *
+ * Return: the bytes they cover.
+ */
+u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
+		       u32 num_sge);
+
+/**
+ * vhca_wqe_take_recv() - take the next receive WQE of a QP (RQ or SRQ)
+ * @qp: the QP, its rq_lock held
+ * @msg: receives the WQE and its SGEs
+ * @bad: set when the WQE is malformed (it is taken and must complete in
+ *       error)
+ *
+ * Return: false when there is none.
+ */
+bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad);
+
+/* vhca_req.c */
+
+/**
+ * vhca_req_run() - one requester pass of an RC QP, then the doorbell's state
+ * @qp: the QP, in RTS
+ *
+ * Sends up to VHCA_REQ_BUDGET packets of the WQEs the doorbell shows, after
+ * dropping sq_lock.  Any context: the work item (vhca_req_work()), the kick
+ * system call, the doorbell's timer.  Passes never overlap; a caller that
+ * finds one under way has it queue the work item when it ends.
+ */
+void vhca_req_run(struct vhca_qp *qp);
+void vhca_req_work(struct work_struct *work);
+
+/**
+ * vhca_req_rexmit_timer() - the retransmit (and RNR delay) timer's handler
+ * @t: the QP's req.rexmit_timer
+ *
+ * Rewinds to the oldest unacknowledged WQE and queues the work item, or,
+ * with no retry left, fails the QP with IB_WC_RETRY_EXC_ERR.
+ */
+void vhca_req_rexmit_timer(struct timer_list *t);
+
+/**
+ * vhca_req_rewind() - send again from a PSN on (go-back-N)
+ * @qp: the QP, sq_lock held, WQEs outstanding
+ * @psn: the first PSN to send again; a READ is asked again from its
+ *       request, for what its responses have not brought yet
+ */
+void vhca_req_rewind(struct vhca_qp *qp, u32 psn);
+
+/* Under sq_lock: packets are in flight (sent, not acknowledged). */
+bool vhca_req_busy(const struct vhca_qp *qp);
+/* Under sq_lock: the PSN of the next packet the requester sends. */
+u32 vhca_req_next_psn(struct vhca_qp *qp);
+/* Under sq_lock: the doorbell shows WQEs not sent yet. */
+bool vhca_req_pending(struct vhca_qp *qp);
+/* The retransmit timeout, backed off by the timeouts in a row. */
+unsigned long vhca_req_timeout(const struct vhca_qp *qp);
+
+/* vhca_comp.c */
+
+/**
+ * vhca_comp_wqe() - complete the oldest send WQE (at sq_tail)
+ * @qp: the QP, sq_lock held
+ * @status: its work completion status
+ *
+ * The SQ slot is released before the CQE appears.
+ */
+void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
+
+/**
+ * vhca_qp_fatal() - the QP fails
+ * @qp: the QP, no lock held
+ * @status: the oldest send WQE's status, or IB_WC_SUCCESS for a failure of
+ *          the responder (then IB_EVENT_QP_FATAL reports it)
+ *
+ * The QP moves to the error state, where the rest is flushed.
+ */
+void vhca_qp_fatal(struct vhca_qp *qp, u8 status);
+void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  struct sk_buff *skb, u32 off);
+
+/* vhca_resp.c */
+
+/**
+ * vhca_resp_rx() - a request packet for the responder of an RC QP
+ * @qp: the QP
+ * @pkt: the parsed packet
+ * @opflags: its opcode's VHCA_PKT_* flags
+ * @skb: the packet, its payload at @off
+ * @off: where the payload starts in @skb
+ *
+ * Softirq.  Takes rq_lock; the ACKs, NAKs and READ responses it builds are
+ * sent after the lock is dropped.
+ */
+void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  u8 opflags, struct sk_buff *skb, u32 off);
+/* Close the responder's message in progress (drops its MR reference). */
+void vhca_rmsg_close(struct vhca_rmsg *msg);
+
+/* vhca_db.c */
+
+/* Under sq_lock: set or clear VHCA_STATUS_NEEDS_WAKEUP. */
+void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set);
+
+/**
+ * vhca_db_idle() - the doorbell after a pass left nothing to send
+ * @qp: the QP, sq_lock held
+ *
+ * Return: true when WQEs came while the flag was being set: the caller
+ * runs another pass.
+ */
+bool vhca_db_idle(struct vhca_qp *qp);
+
+/**
+ * vhca_db_expire() - end the doorbell's poll window now
+ * @qp: the QP, no lock held
+ * @answer: the responder took a message the process may answer
+ */
+void vhca_db_expire(struct vhca_qp *qp, bool answer);
+enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
+
+/* vhca_ghost.c */
+
+/**
+ * vhca_ghost_rx() - a request for a QP number no QP has
+ * @vdev: the device
+ * @pkt: the parsed packet
+ * @skb: the packet, for its source address
+ *
+ * A lingering QP of that number acknowledges a duplicate from its peer
+ * again; anything else is ignored.  Under RCU, BHs off.
+ */
+void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+		   struct sk_buff *skb);
+
+#endif /* VHCA_ENGINE_H */

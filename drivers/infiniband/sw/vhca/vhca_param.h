@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Every tunable of vhca in one place: the device limits that query_device
+ * reports and the verbs enforce, and the engine's budgets, windows and
+ * timeouts.  The defaults of module parameters are here too; the
+ * parameters themselves are declared where they are used.
+ */
+#ifndef VHCA_PARAM_H
+#define VHCA_PARAM_H
+
+#include <linux/bits.h>
+
+/* Device limits: what query_device reports is what the verbs enforce. */
+#define VHCA_MAX_QP		16384
+#define VHCA_MAX_QP_WR		4096
+#define VHCA_MAX_SGE		16
+#define VHCA_MAX_INLINE		256
+#define VHCA_MAX_CQ		16384
+#define VHCA_MAX_CQE		32768
+#define VHCA_MAX_MR		65536
+#define VHCA_MAX_MR_SIZE	BIT_ULL(40)
+#define VHCA_MAX_PD		65536
+#define VHCA_MAX_QP_RD_ATOM	16
+#define VHCA_MAX_SRQ		4096
+#define VHCA_MAX_SRQ_WR		4096
+#define VHCA_MAX_AH		65536
+#define VHCA_MAX_MSG_SIZE	BIT(31)
+#define VHCA_LOCAL_ACK_DELAY	15
+
+/* Records (objects + the context's own) in a user context's areas. */
+#define VHCA_UCTX_RECS		1024
+
+/* Requester: packets one pass sends before it yields. */
+#define VHCA_REQ_BUDGET		64
+/* Packets in flight unacknowledged at most; an ACK is asked every so often. */
+#define VHCA_REQ_WINDOW		256
+#define VHCA_REQ_ACK_EVERY	64
+/* Retransmit timeout when the QP's is 0 ("infinite"), and its floor. */
+#define VHCA_TIMEOUT_DEFAULT_MS	500
+#define VHCA_TIMEOUT_MIN_MS	10
+/* Doublings of the retransmit timeout at most. */
+#define VHCA_TIMEOUT_BACKOFF_MAX 7
+/* RNR delay when the peer's timer code is 0 (655.36 ms in the IB table). */
+#define VHCA_RNR_DELAY_MAX_MS	655
+/* rnr_retry that means "retry for ever". */
+#define VHCA_RNR_RETRY_INFINITE	7
+
+/* Doorbell: poll_budget's default, microseconds of watching an idle ring. */
+#define VHCA_POLL_BUDGET_US	20
+
+/* UD and GSI sender: WQEs one pass executes before it yields. */
+#define VHCA_UD_BUDGET		64
+
+/* Lingering QPs: qp_linger_ms's default, and ghosts per device at most. */
+#define VHCA_QP_LINGER_MS	5000
+#define VHCA_GHOSTS_MAX		4096
+
+/* Local delivery: nested deliveries per CPU before a packet takes the wire. */
+#define VHCA_NET_LOCAL_DEPTH	4
+
+#endif /* VHCA_PARAM_H */

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pair verbs of vhca: RC, UD and GSI (QP1).  Work requests live in
+ * the QP's rings: the provider writes user QPs' rings directly, kernel QPs
+ * are posted here.  The heads of both kinds are in the QP's doorbell
+ * record, so the device reads them one way.  The engine's part of a QP's
+ * life (its work item, timers and WQE copies) is set up and torn down
+ * here too.
+ */
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "vhca_engine.h"
+
+#define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
+
+/*
+ * The provider's kick: a post_send system call (process context) after
+ * it found NEEDS_WAKEUP set.  The requester runs in the system call, one
+ * pass, so a lone request leaves without waiting for a worker thread
+ * (which busy-polling processes may starve); the work item does the rest.
+ */
+static void vhca_engine_doorbell(struct vhca_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		vhca_req_run(qp);
+	else
+		vhca_ud_send(qp);
+}
+
+static int vhca_engine_qp_init(struct vhca_qp *qp)
+{
+	INIT_WORK(&qp->tx_work, qp->ibqp.qp_type == IB_QPT_RC ?
+		  vhca_req_work : vhca_ud_work);
+	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
+	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->db.timer.function = vhca_db_timer;
+	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
+		return 0;
+	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), GFP_KERNEL);
+	return qp->req.swqe ? 0 : -ENOMEM;
+}
+
+/* Stop the engine for a QP about to be freed (not findable any more). */
+static void vhca_engine_qp_fini(struct vhca_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	WRITE_ONCE(qp->dying, true);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Receives run under RCU: none is left in the QP after this. */
+	synchronize_net();
+	cancel_work_sync(&qp->tx_work);
+	timer_shutdown_sync(&qp->req.rexmit_timer);
+	hrtimer_cancel(&qp->db.timer);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	vhca_rmsg_close(&qp->resp.msg);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	kvfree(qp->req.swqe);
+}
+
+static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
+			     enum ib_qp_type type)
+{
+	u32 qpn;
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		err = xa_insert_irq(&vdev->qp_xa, 1, qp, GFP_KERNEL);
+		if (err)
+			return err == -EBUSY ? -EEXIST : err;
+		qp->ibqp.qp_num = 1;
+		return 0;
+	}
+	err = xa_alloc_cyclic_irq(&vdev->qp_xa, &qpn, qp,
+				  XA_LIMIT(VHCA_QPN_FIRST, IB_QPN_MASK),
+				  &vdev->qp_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+/* What create_qp refuses before any work: type, flags, request data, caps. */
+static int vhca_qp_check_create(struct vhca_dev *vdev,
+				struct ib_qp_init_attr *init,
+				struct ib_udata *udata,
+				struct vhca_qp_geometry *geo)
+{
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata || init->port_num != VHCA_PORT)
+			return -EINVAL;
+		break;
+	default:
+		ibdev_dbg(&vdev->ibdev, "create_qp: type %d unsupported\n",
+			  init->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags) {
+		ibdev_dbg(&vdev->ibdev, "create_qp: flags %#x unsupported\n",
+			  init->create_flags);
+		return -EOPNOTSUPP;
+	}
+	if (vhca_udata_check(&vdev->ibdev, udata, "create_qp"))
+		return -EINVAL;
+	err = vhca_qp_size_caps(&init->cap, !!init->srq, geo);
+	if (err)
+		ibdev_dbg(&vdev->ibdev, "create_qp: caps past the limits\n");
+	return err;
+}
+
+/* The rings of a new QP; its records were allocated before. */
+static int vhca_qp_alloc_rings(struct vhca_dev *vdev, struct vhca_qp *qp,
+			       const struct vhca_qp_geometry *geo)
+{
+	int err;
+
+	if (geo->sq_count) {
+		err = vhca_ring_alloc(vdev, qp->uctx, &qp->sq, geo->sq_count,
+				      geo->sq_stride, true);
+		if (err)
+			return err;
+	}
+	if (geo->rq_count) {
+		err = vhca_ring_alloc(vdev, qp->uctx, &qp->rq, geo->rq_count,
+				      geo->rq_stride, true);
+		if (err) {
+			if (qp->sq.count)
+				vhca_ring_free(vdev, &qp->sq);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void vhca_qp_free_rings(struct vhca_dev *vdev, struct vhca_qp *qp)
+{
+	if (qp->rq.count)
+		vhca_ring_free(vdev, &qp->rq);
+	if (qp->sq.count)
+		vhca_ring_free(vdev, &qp->sq);
+}
+
+/* The create response of a user QP: where its rings are and their shape. */
+static int vhca_qp_create_resp(struct vhca_qp *qp, struct ib_udata *udata)
+{
+	struct vhca_create_qp_resp resp = {};
+
+	if (qp->sq.mmap)
+		resp.sq_mmap_offset = rdma_user_mmap_get_offset(&qp->sq.mmap->rdma);
+	if (qp->rq.mmap)
+		resp.rq_mmap_offset = rdma_user_mmap_get_offset(&qp->rq.mmap->rdma);
+	resp.sq_size = qp->sq.size;
+	resp.rq_size = qp->rq.size;
+	resp.sq_count = qp->sq.count;
+	resp.rq_count = qp->rq.count;
+	resp.sq_stride = qp->sq.stride;
+	resp.rq_stride = qp->rq.stride;
+	resp.db_index = qp->recs.index;
+	resp.max_inline = qp->max_inline;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		   struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibqp->device);
+	struct vhca_qp *qp = to_vqp(ibqp);
+	struct vhca_qp_geometry geo;
+	int err;
+
+	err = vhca_qp_check_create(vdev, init, udata, &geo);
+	if (err)
+		return err;
+	err = vhca_object_get(&vdev->ibdev, &vdev->n_qp, VHCA_MAX_QP,
+			      "create_qp");
+	if (err)
+		return err;
+
+	qp->uctx = udata ? rdma_udata_to_drv_context(udata,
+						     struct vhca_ucontext,
+						     ibuc) : NULL;
+	mutex_init(&qp->mutex);
+	mutex_init(&qp->tx_mutex);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->max_send_sge = geo.max_send_sge;
+	qp->max_recv_sge = geo.max_recv_sge;
+	qp->max_inline = geo.max_inline;
+
+	err = vhca_recs_alloc(vdev, qp->uctx, &qp->recs);
+	if (err)
+		goto err_count;
+	err = vhca_qp_alloc_rings(vdev, qp, &geo);
+	if (err)
+		goto err_recs;
+	err = vhca_engine_qp_init(qp);
+	if (err)
+		goto err_rings;
+	err = vhca_qp_alloc_qpn(vdev, qp, init->qp_type);
+	if (err)
+		goto err_engine;
+	if (udata) {
+		err = vhca_qp_create_resp(qp, udata);
+		if (err)
+			goto err_qpn;
+	}
+	return 0;
+
+err_qpn:
+	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
+err_engine:
+	vhca_engine_qp_fini(qp);
+err_rings:
+	vhca_qp_free_rings(vdev, qp);
+err_recs:
+	vhca_recs_free(vdev, qp->uctx, &qp->recs);
+err_count:
+	atomic_dec(&vdev->n_qp);
+	return err;
+}
+
+/* Store the attributes of a validated modify in qp->attr. */
+static void vhca_qp_store_attr(struct vhca_qp *qp,
+			       const struct ib_qp_attr *attr, int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+}
+
+int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	enum ib_qp_state cur, next;
+	int err;
+
+	if (vhca_udata_check(ibqp->device, udata, "modify_qp"))
+		return -EINVAL;
+
+	mutex_lock(&qp->mutex);
+	cur = READ_ONCE(qp->state);
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		err = -EINVAL;
+		goto out;
+	}
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = vhca_qp_check_modify(ibqp->qp_type, cur, next, attr, mask);
+	if (err) {
+		ibdev_dbg(ibqp->device,
+			  "modify_qp %u: %d -> %d with mask %#x refused: %d\n",
+			  ibqp->qp_num, cur, next, mask, err);
+		goto out;
+	}
+	vhca_qp_store_attr(qp, attr, mask);
+	if (mask & IB_QP_STATE)
+		vhca_qp_set_state(qp, next);
+out:
+	mutex_unlock(&qp->mutex);
+	return err;
+}
+
+int vhca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+
+	mutex_lock(&qp->mutex);
+	*attr = qp->attr;
+	attr->qp_state = READ_ONCE(qp->state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->cap.max_send_wr = qp->sq.count;
+	attr->cap.max_recv_wr = qp->rq.count;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	mutex_unlock(&qp->mutex);
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->port_num = VHCA_PORT;
+	return 0;
+}
+
+int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibqp->device);
+	struct vhca_qp *qp = to_vqp(ibqp);
+
+	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
+	vhca_engine_qp_fini(qp);
+	vhca_engine_qp_linger(qp);
+	vhca_qp_free_rings(vdev, qp);
+	vhca_recs_free(vdev, qp->uctx, &qp->recs);
+	mutex_destroy(&qp->tx_mutex);
+	mutex_destroy(&qp->mutex);
+	atomic_dec(&vdev->n_qp);
+	return 0;
+}
+
+static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_SEND:
+		return VHCA_WR_SEND;
+	case IB_WR_SEND_WITH_IMM:
+		return VHCA_WR_SEND_WITH_IMM;
+	case IB_WR_RDMA_WRITE:
+		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE : -EINVAL;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE_WITH_IMM : -EINVAL;
+	case IB_WR_RDMA_READ:
+		return type == IB_QPT_RC ? VHCA_WR_RDMA_READ : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Write one kernel send WR into the slot at the head. */
+static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
+{
+	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, qp->sq_head);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+	u32 len = 0;
+	int op, i;
+
+	op = vhca_wr_opcode(qp->ibqp.qp_type, wr->opcode);
+	if (op < 0 || wr->num_sge < 0)
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = op;
+	if (qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED))
+		wqe->flags |= VHCA_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		wqe->flags |= VHCA_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		wqe->flags |= VHCA_WQE_FENCE;
+	if (op == VHCA_WR_SEND_WITH_IMM || op == VHCA_WR_RDMA_WRITE_WITH_IMM)
+		wqe->imm_data = wr->ex.imm_data;
+	if (op == VHCA_WR_RDMA_WRITE || op == VHCA_WR_RDMA_WRITE_WITH_IMM ||
+	    op == VHCA_WR_RDMA_READ) {
+		wqe->rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		wqe->ud.ah = to_vah(ud_wr(wr)->ah)->index;
+		wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *data = (u8 *)(wqe + 1);
+
+		if (op == VHCA_WR_RDMA_READ)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - len)
+				return -EINVAL;
+			memcpy(data + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		wqe->flags |= VHCA_WQE_INLINE;
+		wqe->inline_len = len;
+		return 0;
+	}
+	if (wr->num_sge > qp->max_send_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	wqe->num_sge = wr->num_sge;
+	return 0;
+}
+
+/*
+ * Kernel QPs post here.  A user QP's post_send system call carries no work
+ * requests: it is the provider's kick, after it wrote WQEs into the ring
+ * and found VHCA_STATUS_NEEDS_WAKEUP set; the requester runs at once, in
+ * the system call.
+ */
+int vhca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct vhca_dev *vdev = to_vdev(ibqp->device);
+	struct vhca_qp *qp = to_vqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->uctx) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_DB_SYSCALLS]);
+		if (qp->state == IB_QPS_ERR) {
+			vhca_qp_flush_sq(qp);
+			spin_lock(&qp->rq_lock);
+			vhca_qp_flush_rq(qp);
+			spin_unlock(&qp->rq_lock);
+			goto out;
+		}
+		qp->db.kicked = true;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		/* From uverbs, in process context: the engine runs here. */
+		vhca_engine_doorbell(qp);
+		return 0;
+	}
+	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
+		err = -EINVAL;
+		goto out_bad;
+	}
+	for (; wr; wr = wr->next) {
+		if (qp->sq_head - qp->sq_tail >= qp->sq.count) {
+			err = -ENOMEM;
+			goto out_bad;
+		}
+		err = vhca_write_send_wqe(qp, wr);
+		if (err)
+			goto out_bad;
+		qp->sq_head++;
+		/* The device reads the WQE only after this head. */
+		smp_store_release(&qp->recs.db->head[0], qp->sq_head);
+	}
+	qp->db.kicked = true;
+	if (qp->state == IB_QPS_ERR)
+		vhca_qp_flush_sq(qp);
+	else
+		vhca_engine_kick(qp);
+	goto out;
+
+out_bad:
+	*bad_wr = wr;
+	ibdev_dbg(ibqp->device, "post_send on QP %u refused: %d\n",
+		  ibqp->qp_num, err);
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return err;
+}
+
+int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct vhca_qp *qp = to_vqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->uctx || ibqp->srq || qp->state == IB_QPS_RESET) {
+		err = -EINVAL;
+		goto out_bad;
+	}
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
+			err = -EINVAL;
+			goto out_bad;
+		}
+		if (qp->rq_head - qp->rq_tail >= qp->rq.count) {
+			err = -ENOMEM;
+			goto out_bad;
+		}
+		vhca_write_recv_wqe(vhca_ring_slot(&qp->rq, qp->rq_head), wr);
+		qp->rq_head++;
+		/* The device reads the WQE only after this head. */
+		smp_store_release(&qp->recs.db->head[1], qp->rq_head);
+	}
+	if (qp->state == IB_QPS_ERR)
+		vhca_qp_flush_rq(qp);
+	goto out;
+
+out_bad:
+	*bad_wr = wr;
+	ibdev_dbg(ibqp->device, "post_recv on QP %u refused: %d\n",
+		  ibqp->qp_num, err);
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	return err;
+}

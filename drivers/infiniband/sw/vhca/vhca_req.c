@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC requester: copies each send WQE once from the ring into the QP's
+ * private array, validates the copy, gives it its PSNs and sends its
+ * packets, gathering the payload from the local MRs; keeps the window of
+ * packets in flight, fences and the READ limit; rewinds (go-back-N from a
+ * PSN) for the completer and on the retransmit timer.  Process context (a
+ * work item per QP, or the kick system call) or the doorbell's timer.
+ */
+#include <linux/err.h>
+#include <linux/skbuff.h>
+
+#include "vhca_engine.h"
+
+/*
+ * The retransmit timeout: 4.096 us * 2^timeout, doubled for each timeout
+ * in a row without a response making progress (retry_cnt - retry_left):
+ * a responder slower than the timeout gets the time it needs instead of
+ * ever more retransmissions.
+ */
+unsigned long vhca_req_timeout(const struct vhca_qp *qp)
+{
+	u8 backoff = qp->attr.retry_cnt > qp->req.retry_left ?
+		     qp->attr.retry_cnt - qp->req.retry_left : 0;
+	unsigned long j;
+	u64 us;
+
+	if (!qp->attr.timeout) {
+		j = msecs_to_jiffies(VHCA_TIMEOUT_DEFAULT_MS);
+	} else {
+		us = (4096ULL << qp->attr.timeout) / 1000;
+		j = max(usecs_to_jiffies(us),
+			msecs_to_jiffies(VHCA_TIMEOUT_MIN_MS));
+	}
+	return j << min_t(u8, backoff, VHCA_TIMEOUT_BACKOFF_MAX);
+}
+
+/*
+ * Copy the WQE at index from the ring and check it.  A WQE the device
+ * cannot execute keeps a failed wc_status and is completed in error when
+ * its turn comes.  Under sq_lock.
+ */
+static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
+{
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
+	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, index);
+	const struct vhca_sge *sge = vhca_wqe_read_send(qp, slot, &wqe->hdr);
+	u32 mtu = vhca_qp_mtu(qp), npsn;
+	u64 len = 0;
+
+	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
+	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
+	wqe->wc_status = IB_WC_SUCCESS;
+	wqe->fetched = true;
+
+	if (wqe->hdr.opcode > VHCA_WR_RDMA_READ) {
+		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
+	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
+		if (wqe->hdr.inline_len > qp->max_inline ||
+		    wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+			wqe->wc_status = IB_WC_LOC_LEN_ERR;
+		else
+			memcpy(wqe->data, sge, wqe->hdr.inline_len);
+		len = wqe->hdr.inline_len;
+	} else if (wqe->hdr.num_sge > qp->max_send_sge) {
+		wqe->wc_status = IB_WC_LOC_LEN_ERR;
+	} else {
+		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
+	}
+	if (len > VHCA_MAX_MSG_SIZE)
+		wqe->wc_status = IB_WC_LOC_LEN_ERR;
+	wqe->len = wqe->wc_status == IB_WC_SUCCESS ? len : 0;
+
+	npsn = vhca_pkt_npkts(wqe->len, mtu);
+	wqe->first_psn = qp->req.psn;
+	wqe->last_psn = vhca_psn_add(qp->req.psn, npsn - 1);
+	if (wqe->wc_status == IB_WC_SUCCESS)
+		qp->req.psn = vhca_psn_add(qp->req.psn, npsn);
+}
+
+static u8 vhca_req_opcode(u8 wr, bool first, bool last)
+{
+	static const u8 send[4] = { IB_OPCODE_RC_SEND_MIDDLE,
+		IB_OPCODE_RC_SEND_FIRST, IB_OPCODE_RC_SEND_LAST,
+		IB_OPCODE_RC_SEND_ONLY };
+	static const u8 write[4] = { IB_OPCODE_RC_RDMA_WRITE_MIDDLE,
+		IB_OPCODE_RC_RDMA_WRITE_FIRST, IB_OPCODE_RC_RDMA_WRITE_LAST,
+		IB_OPCODE_RC_RDMA_WRITE_ONLY };
+	int i = first | last << 1;
+
+	switch (wr) {
+	case VHCA_WR_SEND_WITH_IMM:
+		if (last)
+			return first ? IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE :
+				       IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE;
+		fallthrough;
+	case VHCA_WR_SEND:
+		return send[i];
+	case VHCA_WR_RDMA_WRITE_WITH_IMM:
+		if (last)
+			return first ? IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				       IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+		fallthrough;
+	case VHCA_WR_RDMA_WRITE:
+		return write[i];
+	default:
+		return IB_OPCODE_RC_RDMA_READ_REQUEST;
+	}
+}
+
+/*
+ * Queue packet n of WQE wqe.  Returns 0, or the work completion status that
+ * fails the WQE (its local memory could not be read).
+ */
+static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
+			   struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
+	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
+	bool first = n == 0, last = read || n == npkts - 1;
+	u32 done = 0;
+	struct vhca_pkt pkt = {
+		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last),
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = vhca_psn_add(wqe->first_psn, n),
+		.paylen = read ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
+		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
+		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
+		.imm = wqe->hdr.imm_data,
+		.reth_va = wqe->hdr.rdma.remote_addr,
+		.reth_rkey = wqe->hdr.rdma.rkey,
+		.reth_len = wqe->len,
+	};
+	struct sk_buff *skb;
+	void *payload;
+	int err = 0;
+
+	/* A READ partly answered already asks only for the rest again. */
+	if (read && wqe == vhca_qp_swqe(qp, qp->sq_tail) &&
+	    vhca_psn_after(qp->comp.psn, wqe->first_psn) &&
+	    !vhca_psn_after(qp->comp.psn, wqe->last_psn)) {
+		done = vhca_psn_diff(qp->comp.psn, wqe->first_psn) * mtu;
+		pkt.psn = qp->comp.psn;
+		pkt.reth_va += done;
+		pkt.reth_len -= done;
+	}
+
+	skb = vhca_tx_build(vdev, &pkt, &payload);
+	if (IS_ERR(skb))
+		return 0;	/* lost: the timer resends it */
+	if (wqe->hdr.flags & VHCA_WQE_INLINE)
+		memcpy(payload, wqe->data + n * mtu, pkt.paylen);
+	else if (pkt.paylen)
+		err = vhca_sge_copy(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
+				    (u64)n * mtu, payload, pkt.paylen,
+				    VHCA_COPY_FROM_MR, 0);
+	if (err) {
+		kfree_skb(skb);
+		return err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+	}
+	__skb_queue_tail(list, skb);
+	return 0;
+}
+
+/* Packets are in flight: a WQE sent, or one being sent, is unacknowledged. */
+bool vhca_req_busy(const struct vhca_qp *qp)
+{
+	return qp->sq_tail != qp->req.next || qp->req.pkt;
+}
+
+/*
+ * The PSN of the next packet the requester sends: in the WQE at sq_next
+ * when that one was fetched (sent before a rewind), else a new one.  When
+ * every slot of the ring is in flight, the slot at sq_next holds the
+ * oldest WQE (sq_tail's), not the next one: the next PSN is then req.psn.
+ */
+u32 vhca_req_next_psn(struct vhca_qp *qp)
+{
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->req.next);
+
+	if (qp->req.next - qp->sq_tail == qp->sq.count || !wqe->fetched)
+		return qp->req.psn;
+	return vhca_psn_add(wqe->first_psn, qp->req.pkt);
+}
+
+/* Fences: a WQE waits for every READ before it to complete. */
+static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != end; i++)
+		if (vhca_qp_swqe(qp, i)->hdr.opcode ==
+		    VHCA_WR_RDMA_READ)
+			return true;
+	return false;
+}
+
+static u32 vhca_req_reads_in_flight(struct vhca_qp *qp)
+{
+	u32 i, n = 0;
+
+	for (i = qp->sq_tail; i != qp->req.next; i++)
+		n += vhca_qp_swqe(qp, i)->hdr.opcode ==
+		     VHCA_WR_RDMA_READ;
+	return n;
+}
+
+/*
+ * Packets wait to be sent: WQEs past sq_next (new ones, or ones sent again
+ * after a rewind, or held back by the window).  Under sq_lock.
+ */
+bool vhca_req_pending(struct vhca_qp *qp)
+{
+	u32 head = READ_ONCE(qp->recs.db->head[0]);
+
+	return head != qp->req.next &&
+	       vhca_ring_used(&qp->sq, head, qp->sq_tail) != U32_MAX;
+}
+
+/*
+ * One requester pass: sends up to VHCA_REQ_BUDGET packets of the WQEs
+ * the doorbell shows, onto list.  Under sq_lock, in the RTS state.
+ * Returns true when the budget ran out with packets left to send; a WQE
+ * that fails the QP leaves its status in *failed.
+ */
+static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
+			  u8 *failed)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu, head, budget = VHCA_REQ_BUDGET;
+	struct vhca_swqe *wqe;
+	bool kicked = qp->db.kicked;
+	int status;
+
+	mtu = vhca_qp_mtu(qp);
+	qp->db.kicked = false;
+	/* Pairs with the producer's release: WQEs before head are written. */
+	head = smp_load_acquire(&qp->recs.db->head[0]);
+	if (vhca_ring_used(&qp->sq, head, qp->sq_tail) == U32_MAX)
+		return false;	/* a head no producer could write: ignored */
+	if (head != qp->db.seen) {
+		/* New WQEs that no system call announced. */
+		if (!kicked)
+			atomic64_inc(&vdev->counters[VHCA_CNT_DB_RECORDS]);
+		qp->db.seen = head;
+	}
+
+	while (qp->req.next != head && budget) {
+		wqe = vhca_qp_swqe(qp, qp->req.next);
+		if (!wqe->fetched)
+			vhca_req_fetch(qp, qp->req.next);
+		if (wqe->wc_status != IB_WC_SUCCESS) {
+			/* It fails once everything before it completed. */
+			if (qp->req.next == qp->sq_tail)
+				*failed = wqe->wc_status;
+			break;
+		}
+		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
+		    VHCA_REQ_WINDOW)
+			break;
+		if (!qp->req.pkt && (wqe->hdr.flags & VHCA_WQE_FENCE) &&
+		    vhca_req_reads_pending(qp, qp->req.next))
+			break;
+		if (!qp->req.pkt && wqe->hdr.opcode == VHCA_WR_RDMA_READ &&
+		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
+							  qp->attr.max_rd_atomic))
+			break;
+		status = vhca_req_packet(qp, wqe, qp->req.pkt, list);
+		if (status) {
+			if (qp->req.next == qp->sq_tail)
+				*failed = status;
+			wqe->wc_status = status;
+			break;
+		}
+		budget--;
+		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ ||
+		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
+			qp->req.pkt = 0;
+			qp->req.next++;
+		}
+	}
+	/* The timeout counts from the last packet sent. */
+	if (budget != VHCA_REQ_BUDGET ||
+	    (vhca_req_busy(qp) && !timer_pending(&qp->req.rexmit_timer)))
+		mod_timer(&qp->req.rexmit_timer, jiffies + vhca_req_timeout(qp));
+	return !budget && qp->req.next != head;
+}
+
+/*
+ * Run the requester: one pass, its packets sent after the lock is
+ * dropped, then the doorbell's state.  Any context: the work item, the
+ * kick system call, db_timer (softirq).  Passes never overlap, so packets
+ * leave in PSN order: a caller that finds one under way leaves a note
+ * (req_again), on which that one queues the work item when it ends.
+ */
+void vhca_req_run(struct vhca_qp *qp)
+{
+	struct sk_buff_head list;
+	u8 failed = IB_WC_SUCCESS;
+	unsigned long flags;
+	bool again = false;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	if (qp->req.running) {
+		qp->req.again = true;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	qp->req.running = true;
+	qp->req.again = false;
+	if (vhca_req_pass(qp, &list, &failed))
+		again = true;
+	else if (failed == IB_WC_SUCCESS)
+		again = vhca_db_idle(qp);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	vhca_tx_list(qp, &list);
+	if (failed != IB_WC_SUCCESS)
+		vhca_qp_fatal(qp, failed);
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->req.running = false;
+	again |= qp->req.again;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (again)
+		vhca_engine_kick(qp);
+}
+
+void vhca_req_work(struct work_struct *work)
+{
+	vhca_req_run(container_of(work, struct vhca_qp, tx_work));
+}
+
+/*
+ * Send again from psn on: the WQE holding it and all after it (a READ from
+ * its request).  Under sq_lock, with WQEs outstanding.
+ */
+void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
+{
+	u32 i, end = qp->req.next + !!qp->req.pkt, mtu = vhca_qp_mtu(qp);
+	struct vhca_swqe *wqe;
+	s32 pkt;
+
+	for (i = qp->sq_tail; i != end; i++) {
+		wqe = vhca_qp_swqe(qp, i);
+		if (!vhca_psn_before(wqe->last_psn, psn))
+			break;
+	}
+	if (i == end)
+		return;		/* nothing sent from psn on */
+	wqe = vhca_qp_swqe(qp, i);
+	pkt = vhca_psn_diff(psn, wqe->first_psn);
+	qp->req.next = i;
+	qp->req.pkt = wqe->hdr.opcode == VHCA_WR_RDMA_READ || pkt < 0 ? 0 :
+		     min_t(u32, pkt, vhca_pkt_npkts(wqe->len, mtu) - 1);
+	wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||
+	    vhca_psn_before(qp->comp.psn, wqe->first_psn) ||
+	    vhca_psn_after(qp->comp.psn, wqe->last_psn))
+		qp->comp.psn = wqe->first_psn;
+	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
+}
+
+/* Send again from the oldest unacknowledged WQE. */
+static void vhca_req_rewind_all(struct vhca_qp *qp)
+{
+	vhca_req_rewind(qp, vhca_qp_swqe(qp, qp->sq_tail)->first_psn);
+}
+
+void vhca_req_rexmit_timer(struct timer_list *t)
+{
+	struct vhca_qp *qp = from_timer(qp, t, req.rexmit_timer);
+	unsigned long flags;
+	bool fatal = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->dying || qp->state != IB_QPS_RTS || !vhca_req_busy(qp)) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_TIMEOUTS]);
+	if (!qp->req.retry_left) {
+		fatal = true;
+	} else {
+		qp->req.retry_left--;
+		qp->comp.read_retried = false;
+		vhca_req_rewind_all(qp);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_RETRY_EXC_ERR);
+	else
+		vhca_engine_kick(qp);
+}

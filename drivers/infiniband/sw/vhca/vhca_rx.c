@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Receive demux of the engine: a parsed packet goes to the RC completer
+ * (responses), the RC responder (requests), the UD receiver, or, for a QP
+ * number no QP has, to the lingering QPs.
+ */
+#include <linux/skbuff.h>
+
+#include "vhca_engine.h"
+
+/*
+ * A RoCEv2 packet for vdev, from the wire or delivered locally (the same
+ * packet either way): linear, skb->data at the BTH, skb->len bytes through
+ * the ICRC (already checked on the wire path); the IP and UDP headers
+ * precede it (vhca_net_rx_gids()).  Consumes skb.  BHs off, under RCU.
+ */
+void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
+{
+	const struct vhca_pkt_opinfo *info;
+	struct vhca_pkt pkt;
+	struct vhca_qp *qp;
+
+	if (vhca_pkt_parse(skb->data, skb->len, &pkt))
+		goto drop;
+	info = vhca_pkt_opinfo(pkt.opcode);
+	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
+	if (!qp) {
+		vhca_ghost_rx(vdev, &pkt, skb);
+		goto drop;
+	}
+	if (READ_ONCE(qp->dying))
+		goto drop;
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		vhca_ud_rx(qp, &pkt, skb, info->hdr_len);
+		goto drop;
+	}
+	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
+	if (pkt.opcode > IB_OPCODE_RC_ACKNOWLEDGE)
+		goto drop;
+
+	if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
+	    pkt.opcode <= IB_OPCODE_RC_ACKNOWLEDGE)
+		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
+	else
+		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
+drop:
+	kfree_skb(skb);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Packet build and transmit, shared by the engine's senders: the RC
+ * requester and responder, lingering QPs and UD.
+ */
+#include <linux/err.h>
+#include <linux/skbuff.h>
+
+#include "vhca_engine.h"
+
+struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
+			      const struct vhca_pkt *pkt, void **payload)
+{
+	const struct vhca_pkt_opinfo *info = vhca_pkt_opinfo(pkt->opcode);
+	u32 pad = vhca_pkt_pad(pkt->paylen);
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = vhca_net_alloc_skb(vdev, info->hdr_len + pkt->paylen + pad,
+				 GFP_ATOMIC);
+	if (!skb)
+		return ERR_PTR(-ENOMEM);
+	hdr = skb_put(skb, info->hdr_len);
+	if (vhca_pkt_build(hdr, info->hdr_len, pkt) < 0) {
+		kfree_skb(skb);
+		return ERR_PTR(-EINVAL);
+	}
+	*payload = skb_put(skb, pkt->paylen);
+	skb_put_zero(skb, pad);
+	return skb;
+}
+
+void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		vhca_net_xmit(vdev, &qp->attr.ah_attr.grh, vhca_qp_sport(qp),
+			      skb);
+}
+
+void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
+		       struct sk_buff_head *list)
+{
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = psn,
+		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->resp.msn,
+	};
+	struct sk_buff *skb;
+	void *payload;
+
+	skb = vhca_tx_build(to_vdev(qp->ibqp.device), &pkt, &payload);
+	if (!IS_ERR(skb))
+		__skb_queue_tail(list, skb);
+}
+
+/* Queue the QP's work item: the requester, or the UD sender. */
+void vhca_engine_kick(struct vhca_qp *qp)
+{
+	if (!READ_ONCE(qp->dying))
+		queue_work(system_unbound_wq, &qp->tx_work);
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Work queue entries as the engine reads them from the rings the provider
+ * writes: send WQEs (RC and UD) and receive WQEs from the RQ or the SRQ.
+ * The rings are in user memory: every field is read once, and what was
+ * read is checked by the caller before it is used.
+ */
+#include "vhca_engine.h"
+
+const struct vhca_sge *vhca_wqe_read_send(const struct vhca_qp *qp,
+					  const struct vhca_send_wqe *slot,
+					  struct vhca_send_wqe *hdr)
+{
+	hdr->wr_id = READ_ONCE(slot->wr_id);
+	hdr->opcode = READ_ONCE(slot->opcode);
+	hdr->flags = READ_ONCE(slot->flags) |
+		     (qp->sig_all ? VHCA_WQE_SIGNALED : 0);
+	hdr->num_sge = READ_ONCE(slot->num_sge);
+	hdr->inline_len = READ_ONCE(slot->inline_len);
+	hdr->imm_data = READ_ONCE(slot->imm_data);
+	return (const struct vhca_sge *)(slot + 1);
+}
+
+u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
+		       u32 num_sge)
+{
+	u64 len = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = READ_ONCE(src[i].addr);
+		dst[i].length = READ_ONCE(src[i].length);
+		dst[i].lkey = READ_ONCE(src[i].lkey);
+		len += dst[i].length;
+	}
+	return len;
+}
+
+bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
+{
+	const struct vhca_recv_wqe *slot;
+	const struct vhca_sge *sge;
+	u32 head, used;
+
+	*bad = false;
+	if (qp->ibqp.srq) {
+		int err = vhca_srq_take(to_vsrq(qp->ibqp.srq), &msg->rwqe, msg->sge);
+
+		*bad = err == -EINVAL;
+		return err != -ENOENT;
+	}
+	if (!qp->rq.count)
+		return false;
+	/* Pairs with the producer's release: WQEs before head are written. */
+	head = smp_load_acquire(&qp->recs.db->head[1]);
+	used = vhca_ring_used(&qp->rq, head, qp->rq_tail);
+	if (!used || used == U32_MAX)
+		return false;
+	slot = vhca_ring_slot(&qp->rq, qp->rq_tail);
+	sge = (const struct vhca_sge *)(slot + 1);
+	msg->rwqe.wr_id = READ_ONCE(slot->wr_id);
+	msg->rwqe.num_sge = READ_ONCE(slot->num_sge);
+	if (msg->rwqe.num_sge > qp->max_recv_sge) {
+		*bad = true;
+		msg->rwqe.num_sge = 0;
+	}
+	vhca_wqe_read_sges(msg->sge, sge, msg->rwqe.num_sge);
+	qp->rq_tail++;
+	/* The slot is read before the provider may reuse it. */
+	smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
+	return true;
+}
