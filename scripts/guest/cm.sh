@@ -9,14 +9,11 @@ T=/tmp/cm-test
 mkdir -p $T
 P="ip netns exec peer"
 
-# two_ns: vhca0 here, vhca1 in the namespace peer, a second host.
+# two_ns: vhca0 here, vhca1 in the namespace peer, a second host, and
+# the RDMA CM's user interface.
 two_ns() {
-	check "insmod vhca.ko" load_vhca
 	modprobe rdma_ucm 2>/dev/null
-	peer_host
-	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-		"rdma link add vhca0 type vhca netdev veth0 && $P rdma link add vhca1 type vhca netdev veth1"
-	port_gids
+	ports_two_ns
 }
 
 # one_ns: vhca0 on veth0 and vhca1 on veth1, both here (the core needs

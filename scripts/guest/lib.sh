@@ -164,6 +164,27 @@ port_gids() {
 	G1=$(gid_index vhca1 10.0.0.2)
 }
 
+# ports_one_ns: vhca.ko loaded, vhca0 on veth0 and vhca1 on veth1, both
+# here (local_pair), and their GIDs (port_gids).
+ports_one_ns() {
+	check "insmod vhca.ko" load_vhca
+	local_pair
+	check "rdma link add vhca0, vhca1" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+}
+
+# ports_two_ns: vhca.ko loaded, vhca0 here and vhca1 in the namespace
+# peer, a second host (peer_host), their GIDs; total counts vhca1 there.
+ports_two_ns() {
+	check "insmod vhca.ko" load_vhca
+	peer_host
+	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
+		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+	port_gids
+	VHCA1_NS=peer
+}
+
 # counter DEV NAME [NETNS]: a hardware counter of DEV's port 1, as rdma
 # statistic shows it (in namespace NETNS if given).
 counter() {

@@ -119,16 +119,6 @@ bw() {
 	echo "# ib_write_bw 64 KiB ($1): $(awk '$1 == 65536 { print $4 " MB/s" }' $T/bw-$1.cli)"
 }
 
-# one_ns: vhca0 on veth0 and vhca1 on veth1, both here (the core needs
-# accept_local, rp_filter 0: local_pair).
-one_ns() {
-	check "insmod vhca.ko" load_vhca
-	local_pair
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-	port_gids
-}
-
 # Two ports in one namespace: delivered in the kernel.
 local_runs() {
 	check "insmod vhca.ko" load_vhca
@@ -146,7 +136,7 @@ scenario runs local_runs 100
 
 # Two QPs of one port (vhca1 there too, unused).
 self() {
-	one_ns
+	ports_one_ns
 	snap
 	check "ibv_rc_pingpong on one port (vhca0 to itself)" pair pp-self \
 		"ibv_rc_pingpong -d vhca0 -g $G0" \
@@ -159,7 +149,7 @@ scenario self self 40
 # between two ports of one namespace is lo, where the debug kernel
 # retransmits a lot: fewer 64 KiB messages there.
 force_wire() {
-	one_ns
+	ports_one_ns
 	check "echo 1 > force_wire" sh -c "echo 1 >$FW"
 	runs wire "one namespace, force_wire" "" 100
 	bw force_wire ""
@@ -173,7 +163,7 @@ local_grown() {
 	test $(($(total local_tx_packets) - L0)) -gt 2000
 }
 delete_busy() {
-	one_ns
+	ports_one_ns
 	snap
 	timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
 	S1=$!
@@ -193,12 +183,8 @@ scenario delete-busy delete_busy 60
 
 # Two namespaces: the wire regardless.
 two_ns() {
-	check "insmod vhca.ko" load_vhca
-	peer_host
-	PEER="ip netns exec peer" VHCA1_NS=peer
-	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-	port_gids
+	ports_two_ns
+	PEER="ip netns exec peer"
 	runs wire "two namespaces" "ip netns exec peer" 100
 	rdma statistic show link vhca0/1
 	ip netns exec peer rdma statistic show link vhca1/1

@@ -31,27 +31,6 @@ no_vhca_left() {
 	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
 }
 
-# one_ns: vhca0 on veth0 and vhca1 on veth1, both here (the core needs
-# accept_local, rp_filter 0: local_pair).
-one_ns() {
-	check "insmod vhca.ko" load_vhca
-	local_pair
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-	port_gids
-}
-
-# two_ns: vhca0 here, vhca1 in the namespace peer, a second host; total
-# (lib.sh) counts vhca1 there.
-two_ns() {
-	check "insmod vhca.ko" load_vhca
-	peer_host
-	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-	port_gids
-	VHCA1_NS=peer
-}
-
 # netem_both ARGS: a netem qdisc on both ends of the wire.
 netem_both() {
 	check "netem on veth0 and veth1: $1" sh -c \
@@ -62,7 +41,7 @@ netem_both() {
 # the default 1000 iterations, which take about 130 s on the stock kernel
 # under TCG (16 MB/s each way).  These runs may last 600 s (a loaded host).
 pingpong() {
-	one_ns
+	ports_one_ns
 	PAIR_TMO=600
 	for args in "" "-e" "-s 1" "-s 65536" "-s 1048576 -n $N_MIB" "-n $N_MANY"; do
 		check "ibv_rc_pingpong $args (one namespace)" pair "pp$(echo "$args" | tr -d ' -')" \
@@ -73,7 +52,7 @@ pingpong() {
 scenario pingpong pingpong 900
 
 perftest() {
-	one_ns
+	ports_one_ns
 	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
 		check "$t (one namespace)" pair "$t" \
 			"$t -F -d vhca0 -x $G0 -n 200" \
@@ -86,7 +65,7 @@ perftest() {
 scenario perftest perftest
 
 two_hosts() {
-	two_ns
+	ports_two_ns
 	for args in "" "-s 4096 -n 2000"; do
 		check "ibv_rc_pingpong $args (two namespaces)" pair "ns$(echo "$args" | tr -d ' -')" \
 			"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
@@ -105,7 +84,7 @@ scenario two-hosts two_hosts
 # NAK comes.  A timeout is allowed per 100 iterations for a response held
 # up longer than 67 ms on a loaded host.
 reorder() {
-	two_ns
+	ports_two_ns
 	netem_both "$NETEM_REORDER"
 	t0=$(total timeouts) n0=$(total seq_naks)
 	check "ibv_rc_pingpong -s 4096 -n $N_REORDER (two namespaces, reordering)" pair reorder \
@@ -151,7 +130,7 @@ last_ack() {
 	[ "$_la_ss" = 0 ] && [ "${_la_drops:-0}" -gt 0 ] && [ "$_la_cs" = 0 ]
 }
 lost_ack() {
-	two_ns
+	ports_two_ns
 	d0=$(counter vhca0 duplicate_requests)
 	check "the last ACK lost: the closed QP acknowledges the SEND again" \
 		last_ack lastack
@@ -161,7 +140,7 @@ lost_ack() {
 scenario lost-ack lost_ack
 
 lost_ack_no_linger() {
-	two_ns
+	ports_two_ns
 	echo 0 >/sys/module/vhca/parameters/qp_linger_ms
 	refuse "the last ACK lost, qp_linger_ms=0: the client fails" \
 		last_ack lastack0
@@ -177,7 +156,7 @@ scenario lost-ack-no-linger lost_ack_no_linger
 # message costs a retransmit timeout (67 ms asked by both), and TCP has its
 # own losses to recover from.
 lossy() {
-	two_ns
+	ports_two_ns
 	netem_both "$NETEM"
 	r0=$(total retransmits) n0=$(total seq_naks) d0=$(total duplicate_requests)
 	t0=$(total timeouts)
@@ -203,7 +182,7 @@ scenario lossy lossy 1200
 # rdma link delete under ib_write_bw traffic: the processes see errors,
 # the kernel stays clean.
 delete_busy() {
-	two_ns
+	ports_two_ns
 	timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
 	S1=$!
 	wait_for 30 listening 18515
@@ -228,7 +207,7 @@ scenario delete-busy delete_busy
 
 # rmmod while ibv_rc_pingpong -e runs between the two hosts.
 rmmod_busy() {
-	two_ns
+	ports_two_ns
 	timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
 	S2=$!
 	wait_for 30 listening 18515

@@ -37,24 +37,9 @@ run() {
 	check "$_n: the server exits 0 (exit status $_s)" test $_s = 0
 }
 
-# two_ns: vhca0 here, vhca1 in the namespace peer, a second host; total
-# (lib.sh) counts vhca1 there.
-two_ns() {
-	check "insmod vhca.ko" load_vhca
-	peer_host
-	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
-	port_gids
-	VHCA1_NS=peer
-}
-
 # Two ports in one namespace (the core needs accept_local, rp_filter 0).
 one_namespace() {
-	check "insmod vhca.ko" load_vhca
-	local_pair
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
-	port_gids
+	ports_one_ns
 	run one-ns 18515 ""
 	rdma statistic show link vhca0/1
 	rdma statistic show link vhca1/1
@@ -65,7 +50,7 @@ scenario one-ns one_namespace 60
 # Two hosts: the second port in a namespace of its own, the tests in
 # reverse order.
 two_namespaces() {
-	two_ns
+	ports_two_ns
 	run two-ns 18516 "ip netns exec peer" $($PROG list | sed -n '1!G;h;$p')
 	rdma statistic show link vhca0/1
 	ip netns exec peer rdma statistic show link vhca1/1
@@ -78,7 +63,7 @@ scenario two-ns two_namespaces 60
 # One client and server per test, to see each test's counters.  Then rmmod
 # with the namespace still there.
 lossy() {
-	two_ns
+	ports_two_ns
 	check "netem on veth0 and veth1: $NETEM" sh -c \
 		"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
 	r=0 n=0 d=0 port=18517
