@@ -10,7 +10,7 @@
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 CTX=$VHCA_TOP/build/tests/vhca_ctx
 IB=/sys/class/infiniband
-HDR=$VHCA_TOP/drivers/infiniband/sw/vhca/vhca.h
+HDR=$VHCA_TOP/drivers/infiniband/sw/vhca/vhca_param.h
 T=/tmp/device-test
 mkdir -p $T
 
