@@ -295,7 +295,7 @@ removal() {
 	check "rdma link delete rxe0" rdma link delete rxe0
 	check "rmmod vhca" rmmod vhca
 	check "rmmod rdma_rxe" rmmod rdma_rxe
-	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 }
 
 rxe_server_wire() { wire_checks rxe-server; }

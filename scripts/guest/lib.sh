@@ -8,7 +8,8 @@
 # as a subtest in a process and session of its own: a fresh guest (no vhca,
 # no veth, no namespace, no qdisc), the scenario, then teardown, whatever
 # the scenario left behind or however it ended.  A kernel checker report
-# during a scenario fails that scenario.  Scripts without scenarios (demo,
+# during a scenario, or a coherent buffer outstanding or refused at any
+# removal in it or its teardown, fails that scenario.  Scripts without scenarios (demo,
 # bench) end with finish.
 
 . "$VHCA_TOP/scripts/select.sh"
@@ -311,6 +312,13 @@ dmesg_since() {
 	dmesg | awk -v t="$1" '{ s = $0; sub(/^\[ */, "", s); if (s + 0 >= t) print }'
 }
 
+# no_dmesg PATTERN: the kernel log of this scenario (all of it outside a
+# scenario) has no line matching PATTERN (grep's basic regex): a boot also
+# runs KUnit, whose suites provoke such lines on purpose.
+no_dmesg() {
+	! dmesg_since "${VHCA_SCEN_T0:-0}" | grep -q "$1"
+}
+
 # kill_session PID: end every process of the session PID leads.
 kill_session() {
 	kill -TERM -- -"$1" 2>/dev/null || return 0
@@ -352,7 +360,7 @@ run_scenarios() {
 		echo "$KTAP_IND  KTAP version 1"
 		echo "$KTAP_IND  # Subtest: $_rs_name"
 		_rs_t0=$(cut -d' ' -f1 /proc/uptime)
-		KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
+		VHCA_SCEN_T0=$_rs_t0 KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
 		_rs_pid=$!
 		(sleep "$_rs_tmo" && echo "# $_rs_name: timed out after $_rs_tmo s" &&
 			kill -TERM -- -$_rs_pid) 2>/dev/null &
@@ -367,6 +375,12 @@ run_scenarios() {
 		if dmesg_since "$_rs_t0" | grep -Eq "$CHECKERS"; then
 			dmesg_since "$_rs_t0" | grep -E -A20 "$CHECKERS" | head -60 | sed 's/^/# /'
 			_rs_why="kernel checker report, "
+		fi
+		# Every removal, the teardown's rmmod included, gave back every
+		# coherent buffer and refused no free.
+		if dmesg_since "$_rs_t0" | grep -q "outstanding at removal\|refused free"; then
+			dmesg_since "$_rs_t0" | grep "outstanding at removal\|refused free" | head -5 | sed 's/^/# /'
+			_rs_why="${_rs_why}coherent buffers outstanding or refused, "
 		fi
 		[ $_rs_rc = 0 ] || _rs_why="${_rs_why}exit $_rs_rc, "
 		if [ -z "$_rs_why" ]; then

@@ -216,7 +216,7 @@ rmmod_busy() {
 	check "the pingpong server ends" test $? -ne 124
 	wait $C2
 	check "the pingpong client ends" test $? -ne 124
-	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 }
 scenario rmmod-busy rmmod_busy 30
 

@@ -306,7 +306,7 @@ rxe_port() {
 	check "rmmod vhca" rmmod vhca
 	check "rmmod rdma_rxe" rmmod rdma_rxe
 	check "no coherent buffer outstanding at any removal" \
-		sh -c '! dmesg | grep -q "outstanding at removal"'
+		no_dmesg "outstanding at removal"
 }
 scenario rxe-port rxe_port 60
 

@@ -84,7 +84,7 @@ lossy() {
 	check "lossy: duplicate requests were seen ($d)" test "$d" -gt 0
 	tc qdisc del dev veth0 root
 	check "rmmod vhca" rmmod vhca
-	check "no coherent buffer outstanding at removal" sh -c '! dmesg | grep -q "outstanding at removal"'
+	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 }
 scenario lossy lossy 200
 
