@@ -237,6 +237,25 @@ pair() {
 	[ $_pc = 0 ] && [ $_ps = 0 ]
 }
 
+# busy NAME SERVER_CMD CLIENT_CMD: a long server and client pair in the
+# background (pids BUSY_S, BUSY_C; output in $T/NAME.srv and .cli), the
+# client started once the server listens on 18515.  busy_end CLIENT_WHAT
+# SERVER_WHAT: each must end, not be stopped by its timeout.
+busy() {
+	timeout 120 sh -c "$2" >$T/$1.srv 2>&1 &
+	BUSY_S=$!
+	wait_for 30 listening 18515
+	timeout 120 sh -c "$3" >$T/$1.cli 2>&1 &
+	BUSY_C=$!
+}
+
+busy_end() {
+	wait $BUSY_C
+	check "$1" test $? -ne 124
+	wait $BUSY_S
+	check "$2" test $? -ne 124
+}
+
 # relay PREFIX FILE: the results a test program wrote (KTAP, through
 # scripts/tests/ktap.h), renumbered into this level and named
 # "PREFIX: what", its diagnostics indented to this level; its other lines

@@ -165,17 +165,11 @@ local_grown() {
 delete_busy() {
 	ports_one_ns
 	snap
-	timeout 120 ib_write_bw -F -d vhca0 -x $G0 -D 30 >$T/del.srv 2>&1 &
-	S1=$!
-	wait_for 30 listening 18515
-	timeout 120 ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1 >$T/del.cli 2>&1 &
-	C1=$!
+	busy del "ib_write_bw -F -d vhca0 -x $G0 -D 30" \
+		"ib_write_bw -F -d vhca1 -x $G1 -D 30 10.0.0.1"
 	check "ib_write_bw -D 30 is delivering locally" wait_for 60 local_grown
 	check "rdma link delete vhca1 under local traffic" rdma link delete vhca1
-	wait $C1
-	check "the client on the deleted device ends" test $? -ne 124
-	wait $S1
-	check "its peer ends too" test $? -ne 124
+	busy_end "the client on the deleted device ends" "its peer ends too"
 	cat $T/del.srv $T/del.cli
 	check "rdma link delete vhca0" rdma link delete vhca0
 }
@@ -200,22 +194,16 @@ rmmod_busy() {
 	check "rdma link add vhca0" rdma link add vhca0 type vhca netdev veth0
 	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
 	G0=$(gid_index vhca0 10.0.0.1)
-	timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 >$T/rm.srv 2>&1 &
-	S2=$!
-	wait_for 30 listening 18515
 	l0=$(counter vhca0 local_tx_packets)
-	timeout 120 ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 10.0.0.1 >$T/rm.cli 2>&1 &
-	C2=$!
+	busy rm "ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000" \
+		"ibv_rc_pingpong -e -d vhca0 -g $G0 -n 100000 10.0.0.1"
 	# Delivering once the two QPs exchanged their first hundred packets.
 	flowing() {
 		[ $(($(counter vhca0 local_tx_packets) - l0)) -gt 100 ]
 	}
 	check "ibv_rc_pingpong -e traffic on vhca0, delivered locally" wait_for 60 flowing
 	check "rmmod vhca with ibv_rc_pingpong -e running on one port" rmmod vhca
-	wait $S2
-	check "the pingpong server ends" test $? -ne 124
-	wait $C2
-	check "the pingpong client ends" test $? -ne 124
+	busy_end "the pingpong client ends" "the pingpong server ends"
 	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 }
 scenario rmmod-busy rmmod_busy 30
