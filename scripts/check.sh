@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # make check: every test of vhca, in pyramid order: dependencies (make
-# deps), builds and static checks on the host, the provider's host tests,
-# the debug kernel, then two boots of the debug kernel at once running the
-# KUnit suites and every guest script, one boot of the stock kernel
-# running every guest script again, and a pair of stock guests.  Every level prints KTAP; this script flattens it
+# deps), the builds and the provider's host tests on the host; then one
+# boot of the stock kernel running every guest script and a pair of stock
+# guests, while in the background, niced, the debug kernel and its module
+# are built, two boots of the debug kernel at once run the KUnit suites
+# and every guest script again, and sparse and checkpatch run.  Every
+# level prints KTAP; this script flattens it
 # (scripts/ktap.awk) into one "ok N name" or "not ok N name # why" per
 # result, ends with a table of each stage's time against its budget and
 # the line "N passed, N failed, N skipped".  Logs: build/check/, VM
@@ -213,21 +215,10 @@ NEED_DEBUG=0
 [ -n "${RUN[debug]}" ] || [ $KUNIT = 1 ] || t_selected host/build-debug ||
 	t_selected host/sparse-debug || t_selected host/debug-kernel && NEED_DEBUG=1
 
-# ---- 1. host: builds, static checks, the provider's host tests
+# ---- 1. host: the builds the stock kernel's guests need, and the
+# provider's host tests; the static checks run in the background (2.).
 rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests
 built host/build-stock "$LOGS/build-stock.log" make module
-if t_selected host/sparse; then
-	built host/sparse "$LOGS/sparse.log" make sparse
-fi
-if t_selected host/checkpatch; then
-	if stage host/checkpatch "$LOGS/checkpatch.log" scripts/checkpatch.sh &&
-		! grep '^total:' "$LOGS/checkpatch.log" | grep -vq 'total: 0 errors, 0 warnings, 0 checks'; then
-		result pass host/checkpatch
-	else
-		grep -E '^(ERROR|WARNING|CHECK)' "$LOGS/checkpatch.log" | head -20 | sed 's/^/# /'
-		result fail host/checkpatch "checkpatch.pl --strict is not clean"
-	fi
-fi
 # The provider and the test programs: -Wall -Wextra, no warnings.
 built host/userspace "$LOGS/userspace.log" make provider tests
 if t_selected host/provider; then
@@ -237,33 +228,21 @@ if t_selected host/provider; then
 	[ $prc = 0 ] || result fail host/provider "exit $prc"
 fi
 
-# ---- 2. the debug test kernel, its module and sparse over the KUnit
-# suites: at nice 19 in the background while the stock kernel's guests
-# run (they leave part of the machine idle; a cold machine builds the
-# kernel there), recorded for replay.  debug-ok says whether its guests
-# can boot.
-debug_build() {
-	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
-		result pass host/debug-kernel
-		built host/build-debug "$LOGS/build-debug.log" make module-debug &&
-			echo 1 >"$LOGS/debug-ok"
-	else
-		result fail host/debug-kernel "KUnit, KASAN, lockdep, kmemleak, UBSAN kernel not built"
+# static: sparse over the module, checkpatch --strict over the tree.
+static_checks() {
+	if t_selected host/sparse; then
+		built host/sparse "$LOGS/sparse.log" make sparse
 	fi
-	if [ -e "$LOGS/debug-ok" ] && t_selected host/sparse-debug; then
-		built host/sparse-debug "$LOGS/sparse-debug.log" make sparse-debug
+	if t_selected host/checkpatch; then
+		if stage host/checkpatch "$LOGS/checkpatch.log" scripts/checkpatch.sh &&
+			! grep '^total:' "$LOGS/checkpatch.log" | grep -vq 'total: 0 errors, 0 warnings, 0 checks'; then
+			result pass host/checkpatch
+		else
+			grep -E '^(ERROR|WARNING|CHECK)' "$LOGS/checkpatch.log" | head -20 | sed 's/^/# /'
+			result fail host/checkpatch "checkpatch.pl --strict is not clean"
+		fi
 	fi
 }
-DEBUG_OK=0
-DBPID=
-if [ $NEED_DEBUG = 1 ]; then
-	: >"$LOGS/debug-build.rec"
-	(
-		renice -n 19 $BASHPID >/dev/null
-		REC=$LOGS/debug-build.rec debug_build
-	) >"$LOGS/debug-build.out" 2>&1 &
-	DBPID=$!
-fi
 
 # boot KIND TAG SCRIPT...: one boot of KIND running the scripts (suite.sh),
 # results in build/vm/TAG;
@@ -346,54 +325,85 @@ replay() {
 	done <"$1"
 }
 
-# ---- 3. KUnit and the guest scripts.  First the stock kernel's boot and
-# the pair of stock guests, with nothing but the niced debug build beside
-# them, since their checks include counts that depend on timing
-# (retransmit timeouts, doorbell kicks).  Then the debug kernel, whose
-# guest keeps about one of the two cores busy (KASAN, lockdep and kmemleak
-# under TCG are slow and mostly serial): its scripts run in two boots at
-# once, DEBUG_A and the rest, each recording its results for replay.
+# ---- 2. in the background at nice 19, beside the stock kernel's guests
+# (3.): the debug test kernel (built on a cold machine, cached after) and
+# the module for it; then the debug kernel's guests, KUnit and every guest
+# script in two boots at once, DEBUG_A and the rest (a debug guest keeps
+# about one core busy: KASAN, lockdep and kmemleak under TCG are slow and
+# mostly serial); then the static checks.  Everything is recorded for
+# replay.  Niced, they take only what the stock guests leave idle, which
+# keep the timing their checks count on (retransmit timeouts, doorbell
+# kicks), and get the whole machine once those are done.
 DEBUG_A="kunit rc interop link device"
-declare -A DPID=()
+debug_build() {
+	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
+		result pass host/debug-kernel
+		built host/build-debug "$LOGS/build-debug.log" make module-debug &&
+			DEBUG_OK=1
+	else
+		result fail host/debug-kernel "KUnit, KASAN, lockdep, kmemleak, UBSAN kernel not built"
+	fi
+	if [ $DEBUG_OK = 1 ] && t_selected host/sparse-debug; then
+		built host/sparse-debug "$LOGS/sparse-debug.log" make sparse-debug
+	fi
+}
+
+# debug_boots: the debug kernel's two boots, in the background, each
+# recording into debug-a.rec or debug-b.rec.
+debug_boots() {
+	local dbg=${RUN[debug]} da= db= g half list
+	[ $KUNIT = 1 ] && dbg="kunit $dbg"
+	[ -n "$(echo $dbg)" ] || return 0
+	if [ $DEBUG_OK = 0 ]; then
+		result fail "debug" "no debug kernel or module: KUnit and the debug guest runs did not run"
+		return
+	fi
+	for g in $dbg; do
+		case " $DEBUG_A " in
+		*" $g "*) da="$da $g" ;;
+		*) db="$db $g" ;;
+		esac
+	done
+	for half in a b; do
+		list=$da
+		[ $half = b ] && list=$db
+		[ -n "$list" ] || continue
+		REC=$LOGS/debug-$half.rec boot debug debug-$half $list \
+			>"$LOGS/debug-$half.out" 2>&1 &
+	done
+}
+
+background() {
+	DEBUG_OK=0
+	if [ $NEED_DEBUG = 1 ]; then
+		debug_build
+		# The builds of the module are done: the boots may start.
+		debug_boots
+	fi
+	static_checks
+	wait
+}
+
+# ---- 3. the stock kernel's boot and the pair of stock guests, at normal
+# priority.
+BGPID=
+for f in background debug-a debug-b; do
+	: >"$LOGS/$f.rec"
+done
+(
+	renice -n 19 $BASHPID >/dev/null
+	REC=$LOGS/background.rec background
+) >"$LOGS/background.out" 2>&1 &
+BGPID=$!
 if [ -n "${RUN[stock]}" ]; then
 	boot stock stock ${RUN[stock]}
 fi
 if [ -n "${RUN[pair]}" ]; then
 	pair ${RUN[pair]}
 fi
-if [ -n "$DBPID" ]; then
-	wait $DBPID
-	cat "$LOGS/debug-build.out"
-	replay "$LOGS/debug-build.rec"
-	[ -e "$LOGS/debug-ok" ] && DEBUG_OK=1
-fi
-if [ $NEED_DEBUG = 1 ]; then
-	dbg=${RUN[debug]}
-	[ $KUNIT = 1 ] && dbg="kunit $dbg"
-	if [ $DEBUG_OK = 1 ] && [ -n "$(echo $dbg)" ]; then
-		da= db=
-		for g in $dbg; do
-			case " $DEBUG_A " in
-			*" $g "*) da="$da $g" ;;
-			*) db="$db $g" ;;
-			esac
-		done
-		for half in a b; do
-			list=$da
-			[ $half = b ] && list=$db
-			[ -n "$list" ] || continue
-			: >"$LOGS/debug-$half.rec"
-			REC=$LOGS/debug-$half.rec boot debug debug-$half $list \
-				>"$LOGS/debug-$half.out" 2>&1 &
-			DPID[$half]=$!
-		done
-		for half in "${!DPID[@]}"; do
-			wait "${DPID[$half]}"
-			cat "$LOGS/debug-$half.out"
-			replay "$LOGS/debug-$half.rec"
-		done
-	elif [ -n "$(echo $dbg)" ]; then
-		result fail "debug" "no debug kernel or module: KUnit and the debug guest runs did not run"
-	fi
-fi
+wait $BGPID
+cat "$LOGS/background.out" "$LOGS"/debug-[ab].out 2>/dev/null
+for f in background debug-a debug-b; do
+	replay "$LOGS/$f.rec"
+done
 summary

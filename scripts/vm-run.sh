@@ -83,8 +83,8 @@ if [ "$(cat "$KD/initramfs.stamp" 2>/dev/null)" != "$stamp" ]; then
 		done
 	fi
 	install -m 755 "$VHCA_TOP/scripts/vm/init" "$ird/init"
-	(cd "$ird" && find . | cpio -o -H newc --quiet) | gzip -1 >"$INITRD.tmp"
-	mv "$INITRD.tmp" "$INITRD"
+	(cd "$ird" && find . | cpio -o -H newc --quiet) | gzip -1 >"$INITRD.$$"
+	mv "$INITRD.$$" "$INITRD"
 	echo "$stamp" >"$KD/initramfs.stamp"
 	rm -rf "$ird"
 fi

@@ -27,7 +27,7 @@ one_ns() {
 
 # vhca_ud, the project's UD program, its results relayed.
 ud_prog() {
-	timeout 120 $VHCA_TOP/build/tests/vhca_ud vhca0 $G0 vhca1 $G1 >$T/ud.out 2>&1
+	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_ud vhca0 $G0 vhca1 $G1 >$T/ud.out 2>&1
 	_r=$?
 	relay "vhca_ud$1" $T/ud.out
 	check "vhca_ud$1 exits 0" test $_r = 0
@@ -35,10 +35,10 @@ ud_prog() {
 
 # The project's librdmacm program: every byte checked on both sides.
 cm_prog() {
-	timeout 150 $VHCA_TOP/build/tests/vhca_cm server 10.0.0.1 >$T/cm.srv 2>&1 &
+	timeout "$(tmo 150)" $VHCA_TOP/build/tests/vhca_cm server 10.0.0.1 >$T/cm.srv 2>&1 &
 	_p=$!
 	wait_for 10 grep -q listening $T/cm.srv
-	timeout 150 $1 $VHCA_TOP/build/tests/vhca_cm client 10.0.0.1 >$T/cm.cli 2>&1
+	timeout "$(tmo 150)" $1 $VHCA_TOP/build/tests/vhca_cm client 10.0.0.1 >$T/cm.cli 2>&1
 	_c=$?
 	wait $_p
 	_s=$?

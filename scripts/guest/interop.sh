@@ -66,10 +66,10 @@ rdma_run() {
 	_rn=$1
 	shift
 	_t0=$(date +%s)
-	timeout 600 $SP $PROG server $SD "$SG" 18600 >$T/$_rn.srv 2>&1 &
+	timeout "$(tmo 600)" $SP $PROG server $SD "$SG" 18600 >$T/$_rn.srv 2>&1 &
 	_p=$!
 	wait_for 30 listening 18600
-	timeout 600 $CP $PROG client $CD "$CG" $A 18600 "$@" >$T/$_rn.cli 2>&1
+	timeout "$(tmo 600)" $CP $PROG client $CD "$CG" $A 18600 "$@" >$T/$_rn.cli 2>&1
 	_c=$?
 	wait $_p
 	_s=$?

@@ -100,10 +100,10 @@ runs() {
 # output would put their KTAP lines at the wrong level.)
 rdma_pair() {
 	_rp_t0=$(date +%s)
-	timeout $PAIR_TMO $PROG server vhca0 $G0 $PORT >$T/$1.srv 2>&1 &
+	timeout "$(tmo $PAIR_TMO)" $PROG server vhca0 $G0 $PORT >$T/$1.srv 2>&1 &
 	_rp_p=$!
 	wait_for 30 listening $PORT
-	timeout $PAIR_TMO $2 $PROG client vhca1 $G1 10.0.0.1 $PORT >$T/$1.cli 2>&1
+	timeout "$(tmo $PAIR_TMO)" $2 $PROG client vhca1 $G1 10.0.0.1 $PORT >$T/$1.cli 2>&1
 	_rp_c=$?
 	wait $_rp_p
 	_rp_s=$?

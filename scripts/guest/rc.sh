@@ -113,10 +113,10 @@ drop_acks() {
 }
 last_ack() {
 	drop_acks || return 1
-	timeout 60 ibv_rc_pingpong -d vhca0 -g $G0 -n 1 >$T/$1.srv 2>&1 &
+	timeout "$(tmo 60)" ibv_rc_pingpong -d vhca0 -g $G0 -n 1 >$T/$1.srv 2>&1 &
 	_la_s=$!
 	wait_for 30 listening 18515
-	timeout 60 ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n 1 10.0.0.1 \
+	timeout "$(tmo 60)" ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -n 1 10.0.0.1 \
 		>$T/$1.cli 2>&1 &
 	_la_c=$!
 	wait $_la_s

@@ -22,10 +22,10 @@ run() {
 	_pre=$3
 	shift 3
 	_t0=$(date +%s)
-	timeout 300 $PROG server vhca0 "$G0" "$_port" >$T/$_n.srv 2>&1 &
+	timeout "$(tmo 300)" $PROG server vhca0 "$G0" "$_port" >$T/$_n.srv 2>&1 &
 	_p=$!
 	wait_for 30 listening "$_port"
-	timeout 300 $_pre $PROG client vhca1 "$G1" 10.0.0.1 "$_port" "$@" \
+	timeout "$(tmo 300)" $_pre $PROG client vhca1 "$G1" 10.0.0.1 "$_port" "$@" \
 		>$T/$_n.cli 2>&1
 	_c=$?
 	wait $_p
