@@ -91,7 +91,9 @@ devinfo() {
 	check "active_mtu follows the netdev MTU (9000 -> 4096)" \
 		sh -c 'ibv_devinfo -d vhca0 | grep -q "active_mtu:.*4096"'
 }
-scenario devinfo devinfo 60
+# Stock kernel only: the attributes ibv_devinfo reports: the query paths
+# every scenario opens a device through.
+scenario devinfo devinfo 60 stock
 
 # The GID table follows the netdev's addresses.
 gid_table() {
@@ -151,8 +153,7 @@ fatal() {
 	check "the raw holder exits cleanly" wait $F2
 	relay fatal $T/fatal
 	relay fatal-raw $T/fatal-raw
-	wait_for 10 sh -c "! kill -0 $AW 2>/dev/null" ||
-		echo "# ibv_asyncwatch still runs 10 s after DEVICE_FATAL"
+	# ibv_asyncwatch reads events until killed, DEVICE_FATAL included.
 	kill $AW 2>/dev/null
 	check "vhca0 is gone" test ! -e $IB/vhca0
 	check "ibv_devices still lists vhca1 only" sh -c 'ibv_devices | grep -q vhca1 && ! ibv_devices | grep -q vhca0'

@@ -10,7 +10,7 @@
 # what each side sends: ICRC, IPv4 and UDP header fields, BTH fields.
 # Each direction's tool groups are scenarios of their own
 # (DIRECTION-wire, -verbs, -rdma, -cm), with the lossy runs of vhca_rdma
-# (both directions, stock kernel only) in between.
+# (both directions) in between.
 . "$VHCA_TOP/scripts/guest/lib.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
@@ -21,19 +21,12 @@ mkdir -p $T
 
 PAIR_TMO=300
 
-# The debug kernel (KASAN, TCG) moves data about 4 times slower, and its
-# perftest reports no bandwidth anyway: fewer round trips and messages
-# there.  Its checkers see every path of either side in the first few
-# hundred messages (each run still starts, streams and tears down its QPs
-# both ways); the volume is the stock kernel's to carry: ibv_rc_pingpong
-# 64 KiB x 50 instead of 1000 (still 3200 packets each way) and -n 200
-# instead of -n 1000 (the default run, 1000 x 4 KiB, stays), perftest
-# 64 KiB x 50 instead of 300, ibv_ud_pingpong -n 100 instead of 500.
-if [ "$VHCA_KERNEL" = debug ]; then
-	S64="-s 65536 -n 50" N_PP=200 NBW=50 N_UD=100
-else
-	S64="-s 65536" N_PP=1000 NBW=300 N_UD=500
-fi
+# The debug kernel (KASAN, TCG) moves data about 4 times slower; its
+# checkers see every path of either side in the first hundred messages:
+# ibv_ud_pingpong -n 100 there instead of 500.  (Its other volume runs are
+# the stock kernel's only: the scenarios marked stock.)
+S64="-s 65536" N_PP=1000 NBW=300 N_UD=500
+[ "$VHCA_KERNEL" = debug ] && N_UD=100
 
 # bw NAME: the average bandwidth (MB/s) a perftest client reported.
 bw() {
@@ -299,28 +292,30 @@ removal() {
 }
 
 rxe_server_wire() { wire_checks rxe-server; }
-scenario rxe-server-wire rxe_server_wire 60
+# Stock kernel only: what each side puts on the wire is the stock kernel's
+# to check; the paths, rxe's packets taken and answered, are
+# rxe-server-rdma's.
+scenario rxe-server-wire rxe_server_wire 60 stock
 rxe_server_verbs() { verbs rxe-server; }
-scenario rxe-server-verbs rxe_server_verbs 120
+# Stock kernel only: the rdma-core and perftest runs repeat the operations
+# that rxe-server-rdma runs with every byte checked.
+scenario rxe-server-verbs rxe_server_verbs 120 stock
 rxe_server_rdma() { rdma_tests rxe-server; }
 scenario rxe-server-rdma rxe_server_rdma 60
 vhca_server_wire() { wire_checks vhca-server; }
-scenario vhca-server-wire vhca_server_wire 90
+# Stock kernel only: as rxe-server-wire: the paths are vhca-server-rdma's.
+scenario vhca-server-wire vhca_server_wire 90 stock
 vhca_server_verbs() { verbs vhca-server; }
-scenario vhca-server-verbs vhca_server_verbs 120
+# Stock kernel only: as rxe-server-verbs: vhca-server-rdma runs the
+# operations.
+scenario vhca-server-verbs vhca_server_verbs 120 stock
 vhca_server_rdma() { rdma_tests vhca-server; }
 scenario vhca-server-rdma vhca_server_rdma 60
 
 # The data tests of vhca_rdma again, with loss, reordering, duplication and
 # delay on both ends: each side's retransmission (go-back-N on timeout or
 # sequence NAK), duplicate handling and READ retry against the other's.
-# On the stock kernel only, to keep the debug kernel's run within make
-# check's time limit for one VM.
 lossy() {
-	if [ "$VHCA_KERNEL" != stock ]; then
-		skip "lossy: vhca_rdma under netem, both directions" "stock kernel only"
-		return
-	fi
 	hosts
 	NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
 	check "netem on veth0 and veth1: $NETEM" sh -c \
@@ -344,10 +339,14 @@ lossy() {
 	check "lossy: vhca retransmitted ($r) and saw duplicates ($d)" test $r -gt 0 -a $d -gt 0
 	check "lossy: rxe saw duplicates ($x)" test $x -gt 0
 }
-scenario lossy lossy 90
+# Stock kernel only: retransmission against rxe: the paths of rc/lossy,
+# and of rxe-server-rdma and vhca-server-rdma.
+scenario lossy lossy 90 stock
 
 rxe_server_cm() { ud_cm rxe-server; }
-scenario rxe-server-cm rxe_server_cm 60
+# Stock kernel only: the CM and UD paths of vhca with rxe as the peer are
+# vhca-server-cm's.
+scenario rxe-server-cm rxe_server_cm 60 stock
 vhca_server_cm() { ud_cm vhca-server; removal; }
 scenario vhca-server-cm vhca_server_cm 100
 

@@ -155,7 +155,9 @@ force_wire() {
 	bw force_wire ""
 	check "echo 0 > force_wire" sh -c "echo 0 >$FW"
 }
-scenario force-wire force_wire 100
+# Stock kernel only: the wire path between two local ports is
+# rc/perftest's and rc/lossy's.
+scenario force-wire force_wire 100 stock
 
 # rdma link delete while ib_write_bw is being delivered locally.
 # local_grown: local deliveries since snap are in the thousands.
@@ -185,7 +187,9 @@ two_ns() {
 	check "rdma link delete vhca0, vhca1" sh -c \
 		'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
 }
-scenario two-ns two_ns 90
+# Stock kernel only: ports in two namespaces take the wire path
+# (rc/lossy); runs and self run local delivery.
+scenario two-ns two_ns 90 stock
 
 # rmmod while a pingpong on one port is being delivered locally.
 rmmod_busy() {
