@@ -20,8 +20,7 @@ two_ns() {
 # accept_local, rp_filter 0: local_pair).
 one_ns() {
 	local_pair
-	check "rdma link add vhca0, vhca1 (one namespace)" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add vhca0, vhca1 (one namespace)" links_add
 	port_gids
 }
 

@@ -44,8 +44,7 @@ uverbs_of() {
 two_ports() {
 	check "insmod vhca.ko" load_vhca
 	veth_pair veth0 veth1 10.0.0.1 10.0.0.2
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add vhca0, vhca1" links_add
 }
 
 # The uverbs devices, ibv_devices and ibv_devinfo -v against the driver's

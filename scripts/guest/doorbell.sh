@@ -23,8 +23,7 @@ two_ports() {
 	check "insmod vhca.ko" load_vhca
 	echo "# poll_budget: $(cat $BUDGET 2>/dev/null) us"
 	local_pair
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add vhca0, vhca1" links_add
 	port_gids
 }
 

@@ -99,11 +99,16 @@ listening() {
 	return 1
 }
 
-# Load vhca.ko with the modules it depends on, and ib_uverbs, which udev
-# (absent here) loads on a real host when an RDMA device appears.
+# Load vhca.ko with the modules it depends on (VHCA_DEPS, read once by
+# run_scenarios), and ib_uverbs, which udev (absent here) loads on a real
+# host when an RDMA device appears; modprobe only when one is not loaded.
 load_vhca() {
-	_deps=$(modinfo -F depends "$VHCA_KO" | tr ',' ' ')
-	modprobe -a $_deps ib_uverbs || return 1
+	[ -n "${VHCA_DEPS:-}" ] || VHCA_DEPS=$(modinfo -F depends "$VHCA_KO" | tr ',' ' ')
+	for _lv in $VHCA_DEPS ib_uverbs; do
+		[ -d "/sys/module/$_lv" ] && continue
+		modprobe -a $VHCA_DEPS ib_uverbs || return 1
+		break
+	done
 	insmod "$VHCA_KO"
 }
 
@@ -116,13 +121,15 @@ dmesg_has() {
 	dmesg | tail -n +$((_mark + 1)) | grep -Eq "$1"
 }
 
-# gid_entry DEV INDEX GID: port 1's GID table entry INDEX is GID, a RoCE v2
-# entry.  The GID helpers and counter read sysfs with the shell's read, no
-# process per file: on the debug kernel under TCG a process costs tens of
-# milliseconds, and a table has 32 entries.
+# The GID helpers and counter read sysfs with the shell's read, not a
+# process per file: on the debug kernel under TCG a process costs most of
+# a second (fork and exec of /bin/true: 0.8 s there, 0.12 s on the stock
+# kernel), and a GID table has 32 entries.  Processes are where the guest
+# scripts' time goes: every helper here starts as few as it can.
+
+# gid_entry DEV INDEX: GE, the RoCE v2 GID at INDEX of DEV's port 1.
 gid_entry() {
-	read -r _ge_g <"/sys/class/infiniband/$1/ports/1/gids/$2" 2>/dev/null &&
-		[ "$_ge_g" = "$3" ] &&
+	read -r GE <"/sys/class/infiniband/$1/ports/1/gids/$2" 2>/dev/null &&
 		read -r _ge_t <"/sys/class/infiniband/$1/ports/1/gid_attrs/types/$2" 2>/dev/null &&
 		[ "$_ge_t" = "RoCE v2" ]
 }
@@ -130,30 +137,46 @@ gid_entry() {
 # has_gid DEV GID: port 1's GID table holds GID as a RoCE v2 entry.
 has_gid() {
 	for _f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		gid_entry "$1" "${_f##*/}" "$2" && return 0
+		gid_entry "$1" "${_f##*/}" && [ "$GE" = "$2" ] && return 0
 	done
 	return 1
 }
 
-# gid_index DEV IPV4: the index of the RoCE v2 GID of an IPv4 address.
-gid_index() {
-	_gi_ifs=$IFS
-	IFS=.
-	# shellcheck disable=SC2086 # split at the dots
-	set -- "$1" $2
-	IFS=$_gi_ifs
-	_want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$2" "$3" "$4" "$5")
+# gid_find DEV IPV4: GI, the index of the RoCE v2 GID of an IPv4 address
+# (IPv4-mapped: its last 32 bits are the address).
+gid_find() {
 	for _f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		gid_entry "$1" "${_f##*/}" "$_want" && { echo "${_f##*/}"; return 0; }
+		gid_entry "$1" "${_f##*/}" || continue
+		case "$GE" in
+		0000:0000:0000:0000:0000:ffff:*) ;;
+		*) continue ;;
+		esac
+		_gf_lo=${GE##*:}
+		_gf_hi=${GE%:*}
+		_gf_hi=${_gf_hi##*:}
+		[ "$((0x$_gf_hi >> 8)).$((0x$_gf_hi & 255)).$((0x$_gf_lo >> 8)).$((0x$_gf_lo & 255))" = "$2" ] ||
+			continue
+		GI=${_f##*/}
+		return 0
 	done
 	return 1
 }
 
-# veth_pair A B IPV4_A IPV4_B: a veth pair, addressed (/24) and up.
+# gid_index DEV IPV4: gid_find's index, printed.
+gid_index() {
+	gid_find "$@" && echo "$GI"
+}
+
+# veth_pair A B IPV4_A IPV4_B: a veth pair, addressed (/24) and up (one
+# ip process, its commands in a batch).
 veth_pair() {
-	ip link add "$1" type veth peer name "$2" &&
-		ip addr add "$3/24" dev "$1" && ip addr add "$4/24" dev "$2" &&
-		ip link set "$1" up && ip link set "$2" up
+	ip -b - <<EOF
+link add $1 type veth peer name $2
+addr add $3/24 dev $1
+addr add $4/24 dev $2
+link set $1 up
+link set $2 up
+EOF
 }
 
 # local_pair: veth0 (10.0.0.1) and veth1 (10.0.0.2) in this namespace, set
@@ -162,29 +185,49 @@ veth_pair() {
 local_pair() {
 	veth_pair veth0 veth1 10.0.0.1 10.0.0.2 || return 1
 	for _i in all default veth0 veth1; do
-		sysctl -qw net.ipv4.conf.$_i.accept_local=1 \
-			net.ipv4.conf.$_i.rp_filter=0 || return 1
+		echo 1 >/proc/sys/net/ipv4/conf/$_i/accept_local &&
+			echo 0 >/proc/sys/net/ipv4/conf/$_i/rp_filter || return 1
 	done
 }
 
 # peer_host: a second host, the network namespace "peer": veth0 (10.0.0.1)
 # here, its end veth1 (10.0.0.2) there.
 peer_host() {
-	ip netns add peer &&
-		ip link add veth0 type veth peer name veth1 &&
-		ip link set veth1 netns peer &&
-		ip addr add 10.0.0.1/24 dev veth0 && ip link set veth0 up &&
-		ip netns exec peer ip addr add 10.0.0.2/24 dev veth1 &&
-		ip netns exec peer ip link set lo up &&
-		ip netns exec peer ip link set veth1 up
+	ip netns add peer || return 1
+	ip -b - <<EOF || return 1
+link add veth0 type veth peer name veth1 netns peer
+addr add 10.0.0.1/24 dev veth0
+link set veth0 up
+EOF
+	ip -n peer -b - <<EOF
+addr add 10.0.0.2/24 dev veth1
+link set lo up
+link set veth1 up
+EOF
 }
 
 # port_gids: G0 and G1, the RoCE v2 GID indices of 10.0.0.1 on vhca0 and
 # of 10.0.0.2 on vhca1, once the core has added them.
 port_gids() {
-	wait_for 10 gid_index vhca1 10.0.0.2 >/dev/null
-	G0=$(gid_index vhca0 10.0.0.1)
-	G1=$(gid_index vhca1 10.0.0.2)
+	wait_for 10 gid_find vhca1 10.0.0.2
+	G0= G1=
+	gid_find vhca1 10.0.0.2 && G1=$GI
+	gid_find vhca0 10.0.0.1 && G0=$GI
+}
+
+# links_add: vhca0 on veth0 and vhca1 on veth1, both here (one rdma
+# process, a batch).
+links_add() {
+	rdma -b - <<EOF
+link add vhca0 type vhca netdev veth0
+link add vhca1 type vhca netdev veth1
+EOF
+}
+
+# links_two_ns: vhca0 on veth0 here, vhca1 on veth1 in the namespace peer.
+links_two_ns() {
+	rdma link add vhca0 type vhca netdev veth0 &&
+		ip netns exec peer rdma link add vhca1 type vhca netdev veth1
 }
 
 # ports_one_ns: vhca.ko loaded, vhca0 on veth0 and vhca1 on veth1, both
@@ -192,8 +235,7 @@ port_gids() {
 ports_one_ns() {
 	check "insmod vhca.ko" load_vhca
 	local_pair
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add vhca0, vhca1" links_add
 	port_gids
 }
 
@@ -202,8 +244,7 @@ ports_one_ns() {
 ports_two_ns() {
 	check "insmod vhca.ko" load_vhca
 	peer_host
-	check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add vhca0, and vhca1 in the peer namespace" links_two_ns
 	port_gids
 	VHCA1_NS=peer
 }
@@ -340,22 +381,25 @@ scenario() {
 # tools, RDMA links, modules, namespaces, veth and dummy interfaces and
 # their qdiscs, local_pair's sysctls.
 reset_guest() {
-	for _rg in $(rdma link show 2>/dev/null | sed -n 's/^link \([^/]*\)\/.*/\1/p' | sort -u); do
-		rdma link delete "$_rg" 2>/dev/null
+	# Every RDMA device of every namespace shows here (the core's shared
+	# mode), and a device's link is named as the device.
+	for _rg in /sys/class/infiniband/*; do
+		[ -e "$_rg" ] && rdma link delete "${_rg##*/}" 2>/dev/null
 	done
-	ip -all netns delete 2>/dev/null
+	for _rg in /run/netns/*; do
+		[ -e "$_rg" ] && ip -all netns delete 2>/dev/null
+		break
+	done
 	for _rg in /sys/class/net/*; do
-		_rg=${_rg##*/}
-		case "$_rg" in
+		case "${_rg##*/}" in
 		lo) ;;
-		*) ip link del "$_rg" 2>/dev/null ;;
+		*) [ -e "$_rg" ] && ip link del "${_rg##*/}" 2>/dev/null ;;
 		esac
 	done
 	for _rg in vhca rdma_rxe; do
 		[ -d /sys/module/$_rg ] || continue
 		wait_for 10 rmmod $_rg 2>/dev/null || echo "# teardown: rmmod $_rg failed"
 	done
-	tc qdisc del dev lo root 2>/dev/null
 	# local_pair's sysctls, back to the kernel's defaults.
 	for _rg in all default; do
 		echo 0 >/proc/sys/net/ipv4/conf/$_rg/accept_local
@@ -377,16 +421,22 @@ no_dmesg() {
 }
 
 # kill_session PID: end every process of the session PID leads.
+session_gone() {
+	! kill -0 -- -"$1" 2>/dev/null
+}
+
 kill_session() {
 	kill -TERM -- -"$1" 2>/dev/null || return 0
-	wait_for 5 sh -c "! kill -0 -- -$1 2>/dev/null"
+	wait_for 5 session_gone "$1"
 	kill -KILL -- -"$1" 2>/dev/null
 	return 0
 }
 
-# forks: the processes the guest has started since boot.
+# forks: FORKS, the processes the guest has started since boot.
 forks() {
-	awk '$1 == "processes" { print $2 }' /proc/stat
+	while read -r _fk_k FORKS _; do
+		[ "$_fk_k" = processes ] && return
+	done </proc/stat
 }
 
 # run_scenarios [--one FUNCTION]: the script's main.  Every selected
@@ -401,7 +451,10 @@ run_scenarios() {
 		[ $NFAIL = 0 ]
 		exit
 	fi
-	_rs_script=$(basename "$0" .sh)
+	_rs_script=${0##*/}
+	_rs_script=${_rs_script%.sh}
+	VHCA_DEPS=$(modinfo -F depends "$VHCA_KO" | tr ',' ' ')
+	export VHCA_DEPS
 	_rs_run=
 	for _rs in $SCENARIOS; do
 		t_selected "${VHCA_KERNEL:-stock}/$_rs_script/${_rs%%:*}" && _rs_run="$_rs_run $_rs"
@@ -429,7 +482,8 @@ run_scenarios() {
 		echo "$KTAP_IND  KTAP version 1"
 		echo "$KTAP_IND  # Subtest: $_rs_name"
 		read -r _rs_t0 _ </proc/uptime
-		_rs_f0=$(forks)
+		forks
+		_rs_f0=$FORKS
 		VHCA_SCEN_T0=$_rs_t0 KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
 		_rs_pid=$!
 		(sleep "$_rs_tmo" && echo "# $_rs_name: timed out after $_rs_tmo s" &&
@@ -440,17 +494,19 @@ run_scenarios() {
 		kill $_rs_dog 2>/dev/null
 		kill_session $_rs_pid
 		reset_guest
-		_rs_t=$(awk -v t="$_rs_t0" '{ printf "%d", $1 - t }' /proc/uptime)
-		_rs_t="time=${_rs_t}s forks=$(($(forks) - _rs_f0))"
+		read -r _rs_t _ </proc/uptime
+		forks
+		_rs_t="time=$((${_rs_t%.*} - ${_rs_t0%.*}))s forks=$((FORKS - _rs_f0))"
 		_rs_why=
-		if dmesg_since "$_rs_t0" | grep -Eq "$CHECKERS"; then
-			dmesg_since "$_rs_t0" | grep -E -A20 "$CHECKERS" | head -60 | sed 's/^/# /'
+		dmesg_since "$_rs_t0" >/tmp/scenario-dmesg
+		if grep -Eq "$CHECKERS" /tmp/scenario-dmesg; then
+			grep -E -A20 "$CHECKERS" /tmp/scenario-dmesg | head -60 | sed 's/^/# /'
 			_rs_why="kernel checker report, "
 		fi
 		# Every removal, the teardown's rmmod included, gave back every
 		# coherent buffer and refused no free.
-		if dmesg_since "$_rs_t0" | grep -q "outstanding at removal\|refused free"; then
-			dmesg_since "$_rs_t0" | grep "outstanding at removal\|refused free" | head -5 | sed 's/^/# /'
+		if grep -q "outstanding at removal\|refused free" /tmp/scenario-dmesg; then
+			grep "outstanding at removal\|refused free" /tmp/scenario-dmesg | head -5 | sed 's/^/# /'
 			_rs_why="${_rs_why}coherent buffers outstanding or refused, "
 		fi
 		[ $_rs_rc = 0 ] || _rs_why="${_rs_why}exit $_rs_rc, "

@@ -124,8 +124,7 @@ scenario namespace namespace 60
 rmmod_cycles() {
 	check "insmod vhca.ko (with its dependencies)" load_vhca
 	veth_pair veth0 veth1 10.0.0.1 10.0.0.2
-	check "rdma link add before rmmod" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add before rmmod" links_add
 	check "rmmod vhca with two live devices" rmmod vhca
 	check "rmmod left nothing behind" no_vhca_left
 	i=0

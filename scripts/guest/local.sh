@@ -124,8 +124,7 @@ local_runs() {
 	check "insmod vhca.ko" load_vhca
 	check "force_wire is off by default" test "$(cat $FW)" = N
 	local_pair
-	check "rdma link add vhca0, vhca1" sh -c \
-		'rdma link add vhca0 type vhca netdev veth0 && rdma link add vhca1 type vhca netdev veth1'
+	check "rdma link add vhca0, vhca1" links_add
 	port_gids
 	runs local "one namespace" "" 500
 	bw local ""
