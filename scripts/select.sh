@@ -28,9 +28,20 @@ t_selected() {
 			esac
 			;;
 		esac
-		# As many leading components of the pattern as NAME has.
-		_ts_k=$(($(printf '%s' "$_ts_n" | tr -cd / | wc -c) + 1))
-		_ts_head=$(printf '%s' "$_ts_p" | cut -d/ -f1-$_ts_k)
+		# As many leading components of the pattern as NAME has
+		# (without a process: the guest scripts select every scenario).
+		_ts_head= _ts_rest=$_ts_p _ts_m=$_ts_n
+		while :; do
+			_ts_head=${_ts_head:+$_ts_head/}${_ts_rest%%/*}
+			case "$_ts_m" in
+			*/*) _ts_m=${_ts_m#*/} ;;
+			*) break ;;
+			esac
+			case "$_ts_rest" in
+			*/*) _ts_rest=${_ts_rest#*/} ;;
+			*) break ;;
+			esac
+		done
 		# shellcheck disable=SC2254
 		case "$_ts_n" in
 		"" | $_ts_p | $_ts_p/* | $_ts_head)
