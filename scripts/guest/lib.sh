@@ -167,6 +167,23 @@ gid_index() {
 	gid_find "$@" && echo "$GI"
 }
 
+# ndevs: how many vhca devices there are (of every namespace).
+ndevs() {
+	_nd=0
+	for _f in /sys/class/infiniband/vhca*; do
+		[ -e "$_f" ] && _nd=$((_nd + 1))
+	done
+	echo $_nd
+}
+
+# no_vhca_left: no vhca RDMA device and no vhca platform device.
+no_vhca_left() {
+	for _f in /sys/class/infiniband/vhca* /sys/bus/platform/devices/vhca.*; do
+		[ -e "$_f" ] && return 1
+	done
+	return 0
+}
+
 # veth_pair A B IPV4_A IPV4_B: a veth pair, addressed (/24) and up (one
 # ip process, its commands in a batch).
 veth_pair() {

@@ -8,16 +8,9 @@
 
 IB=/sys/class/infiniband
 
-ndevs() {
-	ls $IB 2>/dev/null | grep -c '^vhca' || true
-}
-
-no_vhca_left() {
-	[ "$(ndevs)" = 0 ] && ! ls /sys/bus/platform/devices | grep -q '^vhca\.'
-}
-
-port_state() {
-	cut -d' ' -f2 "$IB/$1/ports/1/state"
+# port_is DEV STATE: port 1 of DEV is in STATE (ACTIVE, DOWN).
+port_is() {
+	read -r _pi_n _pi_s <"$IB/$1/ports/1/state" && [ "$_pi_s" = "$2" ]
 }
 
 # The EUI-64 node GUID made from a netdev's MAC, as sysfs prints it.
@@ -50,7 +43,7 @@ veth_pair_ports() {
 	check "node_type is CA" sh -c "grep -q '^1: CA' $IB/vhca0/node_type"
 	check "node_guid is the EUI-64 of veth0's MAC" test "$(cat $IB/vhca0/node_guid)" = "$(guid_of veth0)"
 	check "link layer is Ethernet" test "$(cat $IB/vhca0/ports/1/link_layer)" = Ethernet
-	check "port 1 of vhca0 is ACTIVE" test "$(port_state vhca0)" = ACTIVE
+	check "port 1 of vhca0 is ACTIVE" port_is vhca0 ACTIVE
 	check "GID table of vhca0 holds 10.0.0.1 as RoCE v2" \
 		wait_for 5 has_gid vhca0 0000:0000:0000:0000:0000:ffff:0a00:0001
 	check "GID table of vhca1 holds 10.0.0.2 as RoCE v2" \
@@ -61,13 +54,13 @@ scenario veth-pair veth_pair_ports 60
 # Port state following the netdev's and its peer's carrier.
 carrier() {
 	two_ports
-	check "port 1 of vhca0 is ACTIVE" test "$(port_state vhca0)" = ACTIVE
+	check "port 1 of vhca0 is ACTIVE" port_is vhca0 ACTIVE
 	ip link set veth1 down
-	check "vhca1 goes DOWN with veth1 down" test "$(port_state vhca1)" = DOWN
-	check "vhca0 goes DOWN when its peer loses carrier" wait_for 5 test "$(port_state vhca0)" = DOWN
+	check "vhca1 goes DOWN with veth1 down" port_is vhca1 DOWN
+	check "vhca0 goes DOWN when its peer loses carrier" wait_for 5 port_is vhca0 DOWN
 	ip link set veth1 up
-	check "vhca0 is ACTIVE again" wait_for 5 sh -c "grep -q ACTIVE $IB/vhca0/ports/1/state"
-	check "vhca1 is ACTIVE again" wait_for 5 sh -c "grep -q ACTIVE $IB/vhca1/ports/1/state"
+	check "vhca0 is ACTIVE again" wait_for 5 port_is vhca0 ACTIVE
+	check "vhca1 is ACTIVE again" wait_for 5 port_is vhca1 ACTIVE
 }
 scenario carrier carrier 60
 
@@ -111,7 +104,7 @@ namespace() {
 	check "ip netns exec peer rdma link add vhca1" ip netns exec peer rdma link add vhca1 type vhca netdev veth1
 	refuse "veth1 is not visible from the initial namespace" rdma link add vhcay type vhca netdev veth1
 	check "both devices are listed" test "$(ndevs)" = 2
-	check "vhca1 is ACTIVE" wait_for 5 sh -c "grep -q ACTIVE $IB/vhca1/ports/1/state"
+	check "vhca1 is ACTIVE" wait_for 5 port_is vhca1 ACTIVE
 	check "GID table of vhca1 holds the namespace's 10.0.0.2" \
 		wait_for 5 has_gid vhca1 0000:0000:0000:0000:0000:ffff:0a00:0002
 	ip netns del peer

@@ -18,17 +18,38 @@ PAIR_TMO=300
 PEER= VHCA1_NS=
 PORT=18600
 
-# udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6).
+# udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6);
+# here read with the shell's read, no process.
 udp_in() {
-	_a=$($1 cat /proc/net/snmp | awk '/^Udp: [0-9]/ { print $2 }')
-	_b=$($1 cat /proc/net/snmp6 | awk '$1 == "Udp6InDatagrams" { print $2 }')
+	if [ -n "$1" ]; then
+		_a=$($1 cat /proc/net/snmp | awk '/^Udp: [0-9]/ { print $2 }')
+		_b=$($1 cat /proc/net/snmp6 | awk '$1 == "Udp6InDatagrams" { print $2 }')
+	else
+		_a= _b=
+		while read -r _k _v _; do
+			case "$_k $_v" in
+			"Udp: "[0-9]*) _a=$_v ;;
+			esac
+		done </proc/net/snmp
+		while read -r _k _v; do
+			[ "$_k" = Udp6InDatagrams ] && _b=$_v
+		done </proc/net/snmp6
+	fi
 	echo $((_a + ${_b:-0}))
 }
 
 # if_tx [PREFIX]: packets sent by all interfaces of a namespace.
 if_tx() {
-	$1 sh -c 'cat /sys/class/net/*/statistics/tx_packets' |
-		awk '{ n += $1 } END { print n }'
+	if [ -n "$1" ]; then
+		$1 sh -c 'cat /sys/class/net/*/statistics/tx_packets' |
+			awk '{ n += $1 } END { print n }'
+		return
+	fi
+	_n=0
+	for _f in /sys/class/net/*/statistics/tx_packets; do
+		read -r _v <"$_f" && _n=$((_n + _v))
+	done
+	echo $_n
 }
 
 # both FUNCTION: its value here plus in the peer namespace, if in use.

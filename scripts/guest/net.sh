@@ -22,14 +22,6 @@ listeners() {
 		grep -c ':12B7 [0-9A-F]*:0000 07'
 }
 
-ndevs() {
-	ls $IB 2>/dev/null | grep -c '^vhca' || true
-}
-
-no_vhca_left() {
-	[ "$(ndevs)" = 0 ] && ! ls /sys/bus/platform/devices | grep -q '^vhca\.'
-}
-
 # udp_send ADDRESS BYTES: one datagram of BYTES bytes to ADDRESS:4791.
 udp_send() {
 	head -c "$2" /dev/zero | bash -c "cat >/dev/udp/$1/4791"

@@ -23,10 +23,6 @@ NETEM_REORDER="reorder 5% delay 1ms"
 N_MIB=100 N_MANY=10000 N_REORDER=2000 N_LOSSY_PP=2000 N_LOSSY=500
 [ "$VHCA_KERNEL" = debug ] && N_LOSSY_PP=300 N_LOSSY=60
 
-no_vhca_left() {
-	! ls /sys/class/infiniband 2>/dev/null | grep -q '^vhca'
-}
-
 # netem_both ARGS: a netem qdisc on both ends of the wire.
 netem_both() {
 	check "netem on veth0 and veth1: $1" sh -c \
