@@ -46,6 +46,12 @@ int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 void vhca_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 		    struct vhca_recs *recs);
 
+int vhca_queue_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
+		     struct vhca_ring *ring, struct vhca_recs *recs, u32 count,
+		     u32 stride, bool writable);
+void vhca_queue_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
+		     struct vhca_ring *ring, struct vhca_recs *recs);
+
 static inline void *vhca_ring_slot(const struct vhca_ring *ring, u32 index)
 {
 	return ring->buf + (size_t)(index & (ring->count - 1)) * ring->stride;
