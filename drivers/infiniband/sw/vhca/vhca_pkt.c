@@ -20,57 +20,54 @@
 #define IMMDT_LEN	sizeof(struct vhca_immdt)
 #define DETH_LEN	sizeof(struct vhca_deth)
 
-/* The bytes of the extension headers the flags name. */
-#define EXT_LEN(f) \
-	(((f) & VHCA_PKT_RETH ? RETH_LEN : 0) + \
-	 ((f) & VHCA_PKT_AETH ? AETH_LEN : 0) + \
-	 ((f) & VHCA_PKT_DETH ? DETH_LEN : 0) + \
-	 ((f) & VHCA_PKT_IMMDT ? IMMDT_LEN : 0))
-
-/* An opcode: its place in a message and its headers, VHCA_PKT_* names. */
-#define OP(op, place, hdrs) \
-	[IB_OPCODE_##op] = { .flags = VHCA_PKT_##place | (hdrs), \
-			     .hdr_len = BTH_LEN + EXT_LEN(hdrs) }
-
-#define PAYLOAD		VHCA_PKT_PAYLOAD
-#define RETH		VHCA_PKT_RETH
-#define AETH		VHCA_PKT_AETH
-#define DETH		VHCA_PKT_DETH
-#define IMMDT		VHCA_PKT_IMMDT
-
 /*
- * The six opcodes of a SEND or an RDMA WRITE message: the same places and
- * payload; a WRITE names its target (RETH) in its first packet.
+ * An opcode: its place in a message and what follows its BTH (up to three
+ * of PAYLOAD, RETH, AETH, DETH, IMMDT, or NONE), each a flag (F_) and a
+ * header length (L_): the length is the sum of the headers it names.
  */
-#define MSG_OPS(kind, target) \
-	OP(RC_##kind##_FIRST, FIRST, PAYLOAD | (target)), \
-	OP(RC_##kind##_MIDDLE, MIDDLE, PAYLOAD), \
-	OP(RC_##kind##_LAST, LAST, PAYLOAD), \
-	OP(RC_##kind##_LAST_WITH_IMMEDIATE, LAST, PAYLOAD | IMMDT), \
-	OP(RC_##kind##_ONLY, ONLY, PAYLOAD | (target)), \
-	OP(RC_##kind##_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD | (target) | IMMDT)
+#define OP(op, place, a, b, c) \
+	[IB_OPCODE_##op] = { \
+		.flags = VHCA_PKT_##place | F_##a | F_##b | F_##c, \
+		.hdr_len = BTH_LEN + L_##a + L_##b + L_##c, \
+	}
+
+#define F_NONE		0
+#define L_NONE		0
+#define F_PAYLOAD	VHCA_PKT_PAYLOAD
+#define L_PAYLOAD	0
+#define F_RETH		VHCA_PKT_RETH
+#define L_RETH		RETH_LEN
+#define F_AETH		VHCA_PKT_AETH
+#define L_AETH		AETH_LEN
+#define F_DETH		VHCA_PKT_DETH
+#define L_DETH		DETH_LEN
+#define F_IMMDT		VHCA_PKT_IMMDT
+#define L_IMMDT		IMMDT_LEN
 
 static const struct vhca_pkt_opinfo vhca_opinfo[] = {
-	MSG_OPS(SEND, 0),
-	MSG_OPS(RDMA_WRITE, RETH),
-	OP(RC_RDMA_READ_REQUEST, ONLY, RETH),
-	OP(RC_RDMA_READ_RESPONSE_FIRST, FIRST, PAYLOAD | AETH),
-	OP(RC_RDMA_READ_RESPONSE_MIDDLE, MIDDLE, PAYLOAD),
-	OP(RC_RDMA_READ_RESPONSE_LAST, LAST, PAYLOAD | AETH),
-	OP(RC_RDMA_READ_RESPONSE_ONLY, ONLY, PAYLOAD | AETH),
-	OP(RC_ACKNOWLEDGE, ONLY, AETH),
-	OP(UD_SEND_ONLY, ONLY, PAYLOAD | DETH),
-	OP(UD_SEND_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD | DETH | IMMDT),
+	OP(RC_SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
+	OP(RC_SEND_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
+	OP(RC_SEND_LAST, LAST, PAYLOAD, NONE, NONE),
+	OP(RC_SEND_LAST_WITH_IMMEDIATE, LAST, PAYLOAD, IMMDT, NONE),
+	OP(RC_SEND_ONLY, ONLY, PAYLOAD, NONE, NONE),
+	OP(RC_SEND_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, IMMDT, NONE),
+	OP(RC_RDMA_WRITE_FIRST, FIRST, PAYLOAD, RETH, NONE),
+	OP(RC_RDMA_WRITE_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
+	OP(RC_RDMA_WRITE_LAST, LAST, PAYLOAD, NONE, NONE),
+	OP(RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, LAST, PAYLOAD, IMMDT, NONE),
+	OP(RC_RDMA_WRITE_ONLY, ONLY, PAYLOAD, RETH, NONE),
+	OP(RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, RETH, IMMDT),
+	OP(RC_RDMA_READ_REQUEST, ONLY, RETH, NONE, NONE),
+	OP(RC_RDMA_READ_RESPONSE_FIRST, FIRST, PAYLOAD, AETH, NONE),
+	OP(RC_RDMA_READ_RESPONSE_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
+	OP(RC_RDMA_READ_RESPONSE_LAST, LAST, PAYLOAD, AETH, NONE),
+	OP(RC_RDMA_READ_RESPONSE_ONLY, ONLY, PAYLOAD, AETH, NONE),
+	OP(RC_ACKNOWLEDGE, ONLY, AETH, NONE, NONE),
+	OP(UD_SEND_ONLY, ONLY, PAYLOAD, DETH, NONE),
+	OP(UD_SEND_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, DETH, IMMDT),
 };
 
-#undef IMMDT
-#undef DETH
-#undef AETH
-#undef RETH
-#undef PAYLOAD
-#undef MSG_OPS
 #undef OP
-#undef EXT_LEN
 
 const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode)
 {
