@@ -836,6 +836,169 @@ static void engine_duplicate_write(struct kunit *test)
 	expect_no_cqe(test, t->recv_cq);
 }
 
+/*
+ * Expect the next packet sent to be a READ response carrying these bytes;
+ * returns its MSN.
+ */
+static u32 expect_read_response(struct kunit *test, u8 opcode, u32 psn,
+				const u8 *data, u32 len)
+{
+	struct vhca_pkt pkt;
+	struct sk_buff *skb;
+
+	KUNIT_ASSERT_TRUE_MSG(test, next_sent(test, &pkt, &skb),
+			      "no packet, expected opcode %#x PSN %u",
+			      opcode, psn);
+	KUNIT_EXPECT_EQ(test, pkt.opcode, opcode);
+	KUNIT_EXPECT_EQ(test, pkt.psn, psn);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, len);
+	if (pkt.paylen == len)
+		KUNIT_EXPECT_EQ(test,
+				memcmp(skb->data +
+				       vhca_pkt_opinfo(pkt.opcode)->hdr_len,
+				       data, len), 0);
+	kfree_skb(skb);
+	return pkt.aeth_msn;
+}
+
+/* A SEND of no bytes at psn, received and acknowledged. */
+static void deliver_empty_send(struct kunit *test, struct engine_test *t,
+			       u64 wr_id, u32 psn)
+{
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = psn,
+		.ackreq = true,
+	};
+
+	post_recv(t, wr_id, NULL, 0);
+	deliver(test, t, &pkt, 0);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, psn, NULL);
+	expect_cqe(test, t->recv_cq, wr_id, IB_WC_SUCCESS, IB_WC_RECV);
+}
+
+static void engine_duplicate_read(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u8 *data = t->remote + 8;
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.ackreq = true,
+		.reth_va = (uintptr_t)data,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = 2 * MTU + 16,
+	};
+	int i;
+
+	for (i = 0; i < BUF_LEN; i++)
+		t->remote[i] = i * 7 + 3;
+	deliver(test, t, &pkt, 0);
+	/* Counted when accepted: its responses carry MSN 1. */
+	KUNIT_EXPECT_EQ(test,
+			expect_read_response(test,
+					     IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+					     RQ_PSN, data, MTU), 1U);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
+			     RQ_PSN + 1, data + MTU, MTU);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+			     RQ_PSN + 2, data + 2 * MTU, 16);
+	/* A later request: the READ's PSNs are behind the expected one. */
+	deliver_empty_send(test, t, 1, RQ_PSN + 3);
+
+	/* The responses were lost: the READ asked again is answered again. */
+	deliver(test, t, &pkt, 0);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+			     RQ_PSN, data, MTU);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
+			     RQ_PSN + 1, data + MTU, MTU);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+			     RQ_PSN + 2, data + 2 * MTU, 16);
+	expect_nothing_sent(test);
+
+	/* Only the first arrived: the rest asked for alone is answered. */
+	pkt.psn = RQ_PSN + 1;
+	pkt.reth_va += MTU;
+	pkt.reth_len -= MTU;
+	deliver(test, t, &pkt, 0);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+			     RQ_PSN + 1, data + MTU, MTU);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+			     RQ_PSN + 2, data + 2 * MTU, 16);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS), 2ULL);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)RQ_PSN + 4);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.msn, 2U);
+}
+
+static void engine_duplicate_read_refused(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 va = (uintptr_t)t->remote + 16;
+	const struct vhca_pkt read = {
+		.opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.ackreq = true,
+		.reth_va = va,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = 2 * MTU,
+	};
+	struct vhca_pkt pkt = read;
+	struct ib_mr *other;
+
+	/* A second MR that reaches the same memory, with another rkey. */
+	other = vhca_get_dma_mr(&t->pd, IB_ACCESS_LOCAL_WRITE |
+				IB_ACCESS_REMOTE_READ);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	other->device = &t->vdev->ibdev;
+	other->pd = &t->pd;
+	KUNIT_ASSERT_NE(test, other->rkey, t->mr->rkey);
+
+	memset(t->remote, 0x3c, BUF_LEN);
+	deliver(test, t, &read, 0);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+			     RQ_PSN, t->remote + 16, MTU);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+			     RQ_PSN + 1, t->remote + 16 + MTU, MTU);
+	deliver_empty_send(test, t, 1, RQ_PSN + 2);
+
+	/* Past the end of the READ held. */
+	pkt.reth_len = 2 * MTU + 16;
+	deliver(test, t, &pkt, 0);
+	/* Before its start. */
+	pkt.reth_va = va - 16;
+	pkt.reth_len = 2 * MTU;
+	deliver(test, t, &pkt, 0);
+	/* The same range through another rkey. */
+	pkt = read;
+	pkt.reth_rkey = other->rkey;
+	deliver(test, t, &pkt, 0);
+	/* The PSN of the SEND: no READ held there. */
+	pkt = read;
+	pkt.psn = RQ_PSN + 2;
+	deliver(test, t, &pkt, 0);
+	/* Responses past the READ's PSNs. */
+	pkt = read;
+	pkt.psn = RQ_PSN + 1;
+	deliver(test, t, &pkt, 0);
+	/* Dropped, not NAKed: the QP goes on. */
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS), 5ULL);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_RTS);
+
+	/* What the READ asked is still answered. */
+	deliver(test, t, &read, 0);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+			     RQ_PSN, t->remote + 16, MTU);
+	expect_read_response(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+			     RQ_PSN + 1, t->remote + 16 + MTU, MTU);
+	expect_nothing_sent(test);
+	vhca_dereg_mr(other, NULL);
+}
+
 static void engine_gap_nak_once(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
@@ -972,6 +1135,8 @@ static struct kunit_suite vhca_engine_wrap_suite = {
 static struct kunit_case vhca_engine_resp_cases[] = {
 	KUNIT_CASE(engine_duplicate_send),
 	KUNIT_CASE(engine_duplicate_write),
+	KUNIT_CASE(engine_duplicate_read),
+	KUNIT_CASE(engine_duplicate_read_refused),
 	KUNIT_CASE(engine_gap_nak_once),
 	KUNIT_CASE(engine_rnr_nak_sent),
 	KUNIT_CASE(engine_lingering_qp),

@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "vhca_param.h"
 
@@ -114,6 +115,13 @@ static inline struct vhca_ucontext *to_vuctx(struct ib_ucontext *ibuc)
 	return container_of(ibuc, struct vhca_ucontext, ibuc);
 }
 
+/* The user context of a verb's caller: NULL for a kernel caller. */
+static inline struct vhca_ucontext *vhca_uctx_of(struct ib_udata *udata)
+{
+	return udata ? rdma_udata_to_drv_context(udata, struct vhca_ucontext,
+						 ibuc) : NULL;
+}
+
 /* vhca_verbs.c */
 int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
@@ -143,6 +151,22 @@ static inline int vhca_udata_check(struct ib_device *ibdev,
 		return 0;
 	ibdev_dbg(ibdev, "%s: unknown request data\n", verb);
 	return -EINVAL;
+}
+
+/**
+ * vhca_copy_resp() - give a verb's response to its user caller
+ * @udata: the verb's user data
+ * @resp: the response
+ * @len: its size
+ *
+ * A provider that knows a shorter response gets the part it knows.
+ *
+ * Return: 0 or -EFAULT.
+ */
+static inline int vhca_copy_resp(struct ib_udata *udata, void *resp,
+				 size_t len)
+{
+	return ib_copy_to_udata(udata, resp, min(udata->outlen, len));
 }
 
 /**

@@ -119,8 +119,7 @@ int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 
 	if (udata) {
 		resp.ah_index = ah->index;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
+		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_erase;
 	}

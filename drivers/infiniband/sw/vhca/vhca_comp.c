@@ -9,34 +9,19 @@
 
 #include "vhca_engine.h"
 
-/*
- * Complete the WQE at sq_tail; under sq_lock.  The slot is released before
- * the CQE appears: a process that polled the CQE may post into it at once.
- */
+/* Complete the WQE at sq_tail; under sq_lock. */
 void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
 {
 	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->sq_tail);
-	bool unsent = qp->req.next == qp->sq_tail;
-	struct vhca_cqe cqe = {
-		.wr_id = wqe->hdr.wr_id,
-		.status = status,
-		.opcode = vhca_wc_opcode(wqe->hdr.opcode),
-		.byte_len = wqe->len,
-		.qp_num = qp->ibqp.qp_num,
-	};
-	bool signaled = status != IB_WC_SUCCESS ||
-			(wqe->hdr.flags & VHCA_WQE_SIGNALED);
 
 	wqe->fetched = false;
-	qp->sq_tail++;
-	if (unsent) {
-		qp->req.next = qp->sq_tail;
+	if (qp->req.next == qp->sq_tail) {
+		/* Unsent: the requester goes on with the next. */
+		qp->req.next = qp->sq_tail + 1;
 		qp->req.pkt = 0;
 	}
-	/* The provider may reuse the slot once it sees the tail. */
-	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
-	if (signaled)
-		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
+	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_wc_opcode(wqe->hdr.opcode),
+			       wqe->len, status);
 }
 
 /*

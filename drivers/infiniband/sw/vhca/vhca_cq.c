@@ -101,22 +101,17 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 
 	spin_lock_init(&cq->lock);
-	if (udata)
-		cq->uctx = rdma_udata_to_drv_context(udata, struct vhca_ucontext,
-						     ibuc);
+	cq->uctx = vhca_uctx_of(udata);
 	count = vhca_cq_count(attr->cqe);
-	err = vhca_ring_alloc(vdev, cq->uctx, &cq->ring, count,
-			      sizeof(struct vhca_cqe), false);
+	err = vhca_queue_alloc(vdev, cq->uctx, &cq->ring, &cq->recs, count,
+			       sizeof(struct vhca_cqe), false);
 	if (err)
 		goto err_count;
-	err = vhca_recs_alloc(vdev, cq->uctx, &cq->recs);
-	if (err)
-		goto err_ring;
 	if (!cq->uctx) {
 		cq->qps = kvcalloc(count, sizeof(*cq->qps), GFP_KERNEL);
 		if (!cq->qps) {
 			err = -ENOMEM;
-			goto err_recs;
+			goto err_queue;
 		}
 	}
 	ibcq->cqe = count;
@@ -126,17 +121,14 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		resp.ring_size = cq->ring.size;
 		resp.cqe_count = count;
 		resp.db_index = cq->recs.index;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
+		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_recs;
+			goto err_queue;
 	}
 	return 0;
 
-err_recs:
-	vhca_recs_free(vdev, cq->uctx, &cq->recs);
-err_ring:
-	vhca_ring_free(vdev, &cq->ring);
+err_queue:
+	vhca_queue_free(vdev, cq->uctx, &cq->ring, &cq->recs);
 err_count:
 	atomic_dec(&vdev->n_cq);
 	return err;
@@ -149,8 +141,7 @@ int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct vhca_cq *cq = to_vcq(ibcq);
 
 	kvfree(cq->qps);
-	vhca_recs_free(vdev, cq->uctx, &cq->recs);
-	vhca_ring_free(vdev, &cq->ring);
+	vhca_queue_free(vdev, cq->uctx, &cq->ring, &cq->recs);
 	atomic_dec(&vdev->n_cq);
 	return 0;
 }
@@ -200,8 +191,7 @@ int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		resp.mmap_offset = rdma_user_mmap_get_offset(&ring.mmap->rdma);
 		resp.ring_size = ring.size;
 		resp.cqe_count = count;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
+		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_ring;
 	}

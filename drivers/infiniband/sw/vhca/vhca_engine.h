@@ -116,6 +116,20 @@ u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
 		       u32 num_sge);
 
 /**
+ * vhca_wqe_complete_send() - complete the send WQE at sq_tail
+ * @qp: the QP, its sq_lock held
+ * @hdr: the engine's copy of the WQE's header
+ * @opcode: the completion's opcode (enum ib_wc_opcode)
+ * @len: the completion's byte_len
+ * @status: the completion's status (enum ib_wc_status)
+ *
+ * The slot is released before the CQE appears (when the WQE is signaled,
+ * or failed): a process that polled the CQE may post into it at once.
+ */
+void vhca_wqe_complete_send(struct vhca_qp *qp, const struct vhca_send_wqe *hdr,
+			    u8 opcode, u32 len, u8 status);
+
+/**
  * vhca_wqe_take_recv() - take the next receive WQE of a QP (RQ or SRQ)
  * @qp: the QP, its rq_lock held
  * @msg: receives the WQE and its SGEs

@@ -103,6 +103,8 @@ static void vhca_qp_engine_state(struct vhca_qp *qp)
 		qp->resp.psn = qp->attr.rq_psn;
 		qp->resp.msn = 0;
 		qp->resp.nak_sent = false;
+		memset(qp->resp.rd, 0, sizeof(qp->resp.rd));
+		qp->resp.rd_next = 0;
 		break;
 	case IB_QPS_RTS:
 		qp->req.psn = qp->attr.sq_psn;

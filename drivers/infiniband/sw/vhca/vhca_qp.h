@@ -9,6 +9,7 @@
 #include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
 
+#include "vhca_param.h"
 #include "vhca_ring.h"
 
 /*
@@ -81,12 +82,26 @@ struct vhca_qp_db {
 	struct hrtimer timer;		/* ends the poll window */
 };
 
+/*
+ * A READ request the responder accepted, held to answer its duplicates:
+ * one of the last max_dest_rd_atomic READs.
+ */
+struct vhca_rd_res {
+	u32 psn;			/* the PSN of its first response */
+	u32 npsn;			/* PSNs its responses take; 0: free */
+	u64 va;
+	u32 len;
+	u32 rkey;
+};
+
 /* Responder (vhca_resp.c): requests from the peer; under rq_lock. */
 struct vhca_qp_resp {
 	u32 psn;			/* next request PSN expected */
 	u32 msn;			/* MSN: requests completed, in AETHs */
 	bool nak_sent;			/* a PSN sequence NAK is pending */
 	struct vhca_rmsg msg;		/* also UD's receive WQE */
+	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];
+	u32 rd_next;			/* the slot the next READ takes */
 };
 
 struct vhca_qp {

@@ -168,7 +168,7 @@ static int vhca_qp_create_resp(struct vhca_qp *qp, struct ib_udata *udata)
 	resp.rq_stride = qp->rq.stride;
 	resp.db_index = qp->recs.index;
 	resp.max_inline = qp->max_inline;
-	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	return vhca_copy_resp(udata, &resp, sizeof(resp));
 }
 
 int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -187,9 +187,7 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 
-	qp->uctx = udata ? rdma_udata_to_drv_context(udata,
-						     struct vhca_ucontext,
-						     ibuc) : NULL;
+	qp->uctx = vhca_uctx_of(udata);
 	mutex_init(&qp->mutex);
 	mutex_init(&qp->tx_mutex);
 	spin_lock_init(&qp->sq_lock);

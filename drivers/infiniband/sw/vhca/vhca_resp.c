@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The RC responder (softirq, rq_lock): checks the PSN (duplicates are
- * acknowledged again, READs answered again; a gap is NAKed once), places
- * SEND payload into receive WQEs and WRITE payload into the MR its rkey
- * names after checking PD, bounds and remote access, answers READs from
- * the MR, and acknowledges the last packet of every message and every
- * packet that asks.
+ * acknowledged again, READs answered again within a READ it holds; a gap
+ * is NAKed once), places SEND payload into receive WQEs and WRITE payload
+ * into the MR its rkey names after checking PD, bounds and remote access,
+ * answers READs from the MR, and acknowledges the last packet of every
+ * message and every packet that asks.
  */
 #include <linux/err.h>
 #include <linux/skbuff.h>
@@ -42,30 +42,36 @@ static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
 	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
 }
 
-/* Answer a READ request from the MR; responses onto list.  0 or a NAK code. */
-static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  struct sk_buff_head *list)
+/* The MR a READ names, referenced and checked for remote read, or NULL. */
+static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
+					 const struct vhca_pkt *pkt)
 {
-	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(pkt->reth_len, mtu);
 	struct vhca_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		return NULL;
+	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
+	if (mr && vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va, pkt->reth_len,
+				IB_ACCESS_REMOTE_READ)) {
+		vhca_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+/*
+ * The responses to a READ from mr (whose reference this drops), from the
+ * request's PSN on, onto list.  0 or a NAK code.
+ */
+static int vhca_resp_read_reply(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+				struct vhca_mr *mr, struct sk_buff_head *list)
+{
+	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(pkt->reth_len, mtu);
 	struct sk_buff *skb;
 	void *payload;
 	u32 i;
 	int err = 0;
 
-	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
-		return VHCA_NAK_REM_ACCESS_ERR;
-	mr = vhca_mr_get(vdev, pkt->reth_rkey);
-	if (!mr || vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va, pkt->reth_len,
-				 IB_ACCESS_REMOTE_READ)) {
-		if (mr)
-			vhca_mr_put(mr);
-		return VHCA_NAK_REM_ACCESS_ERR;
-	}
-	/* A new READ (not a duplicate) counts before its responses. */
-	if (pkt->psn == qp->resp.psn)
-		qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
 	for (i = 0; i < npkts; i++) {
 		struct vhca_pkt rsp = {
 			.dqpn = qp->attr.dest_qp_num,
@@ -92,6 +98,70 @@ static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	}
 	vhca_mr_put(mr);
 	return err ? VHCA_NAK_REM_ACCESS_ERR : 0;
+}
+
+/*
+ * A new READ request: counted before its responses (which carry the MSN),
+ * held for its duplicates, answered from the MR.  0 or a NAK code.
+ */
+static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  u32 npsn, struct sk_buff_head *list)
+{
+	struct vhca_mr *mr = vhca_resp_read_mr(qp, pkt);
+	u32 slots = qp->attr.max_dest_rd_atomic;
+	struct vhca_rd_res *res;
+
+	if (!mr)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	if (slots) {
+		res = &qp->resp.rd[qp->resp.rd_next++ % slots];
+		res->psn = pkt->psn;
+		res->npsn = npsn;
+		res->va = pkt->reth_va;
+		res->len = pkt->reth_len;
+		res->rkey = pkt->reth_rkey;
+	}
+	return vhca_resp_read_reply(qp, pkt, mr, list);
+}
+
+/* The held READ whose responses took psn, or NULL. */
+static const struct vhca_rd_res *vhca_resp_rd_find(const struct vhca_qp *qp,
+						   u32 psn)
+{
+	const struct vhca_rd_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->resp.rd[i];
+		if (!vhca_psn_before(psn, res->psn) &&
+		    vhca_psn_before(psn, vhca_psn_add(res->psn, res->npsn)))
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * A duplicate READ request is answered again only from the held READ whose
+ * PSNs it falls in, and only for (a part of) what that READ asked: the same
+ * rkey, within its range and its PSNs.  Anything else is dropped (a class D
+ * error), never executed afresh.
+ */
+static void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+				 u32 npsn, struct sk_buff_head *list)
+{
+	const struct vhca_rd_res *res = vhca_resp_rd_find(qp, pkt->psn);
+	struct vhca_mr *mr;
+
+	if (!res || pkt->reth_rkey != res->rkey || pkt->reth_va < res->va ||
+	    pkt->reth_len > res->len ||
+	    pkt->reth_va - res->va > res->len - pkt->reth_len ||
+	    vhca_psn_after(vhca_psn_add(pkt->psn, npsn),
+			   vhca_psn_add(res->psn, res->npsn)))
+		return;
+	mr = vhca_resp_read_mr(qp, pkt);
+	if (mr)
+		vhca_resp_read_reply(qp, pkt, mr, list);
 }
 
 /* How a request fails: what its receive WQE says, and the NAK. */
@@ -222,7 +292,7 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
  * (no receive WQE), or a positive NAK code.
  */
 static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  u8 opflags, struct sk_buff *skb, u32 off,
+			  u8 opflags, struct sk_buff *skb, u32 off, u32 npsn,
 			  struct sk_buff_head *list)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
@@ -231,7 +301,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
-				     vhca_resp_read(qp, pkt, list);
+				     vhca_resp_read(qp, pkt, npsn, list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
@@ -295,7 +365,7 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		/* A duplicate: acknowledged again, READs answered again. */
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
 		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
-			vhca_resp_read(qp, pkt, &list);
+			vhca_resp_read_again(qp, pkt, npsn, &list);
 		else
 			vhca_tx_queue_ack(qp,
 					  vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
@@ -304,7 +374,7 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		goto out;
 	}
 
-	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, &list);
+	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
 	if (ret == -EAGAIN) {
 		vhca_tx_queue_ack(qp,
 				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),

@@ -46,6 +46,36 @@ int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 void vhca_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 		    struct vhca_recs *recs);
 
+/*
+ * A queue of one ring and its records (a CQ or an SRQ): both, or neither
+ * and the error of the one that failed.
+ */
+static inline int vhca_queue_alloc(struct vhca_dev *vdev,
+				   struct vhca_ucontext *uctx,
+				   struct vhca_ring *ring,
+				   struct vhca_recs *recs, u32 count,
+				   u32 stride, bool writable)
+{
+	int err;
+
+	err = vhca_ring_alloc(vdev, uctx, ring, count, stride, writable);
+	if (err)
+		return err;
+	err = vhca_recs_alloc(vdev, uctx, recs);
+	if (err)
+		vhca_ring_free(vdev, ring);
+	return err;
+}
+
+static inline void vhca_queue_free(struct vhca_dev *vdev,
+				   struct vhca_ucontext *uctx,
+				   struct vhca_ring *ring,
+				   struct vhca_recs *recs)
+{
+	vhca_recs_free(vdev, uctx, recs);
+	vhca_ring_free(vdev, ring);
+}
+
 static inline void *vhca_ring_slot(const struct vhca_ring *ring, u32 index)
 {
 	return ring->buf + (size_t)(index & (ring->count - 1)) * ring->stride;

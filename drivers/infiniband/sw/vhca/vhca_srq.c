@@ -77,17 +77,13 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return err;
 
 	spin_lock_init(&srq->lock);
-	if (udata)
-		srq->uctx = rdma_udata_to_drv_context(udata,
-						      struct vhca_ucontext, ibuc);
+	srq->uctx = vhca_uctx_of(udata);
 	count = roundup_pow_of_two(init->attr.max_wr);
 	stride = vhca_srq_stride(init->attr.max_sge);
-	err = vhca_ring_alloc(vdev, srq->uctx, &srq->ring, count, stride, true);
+	err = vhca_queue_alloc(vdev, srq->uctx, &srq->ring, &srq->recs, count,
+			       stride, true);
 	if (err)
 		goto err_count;
-	err = vhca_recs_alloc(vdev, srq->uctx, &srq->recs);
-	if (err)
-		goto err_ring;
 	srq->max_sge = vhca_srq_max_sge(stride);
 
 	if (srq->uctx) {
@@ -96,19 +92,16 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		resp.count = count;
 		resp.stride = stride;
 		resp.db_index = srq->recs.index;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
+		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_recs;
+			goto err_queue;
 	}
 	init->attr.max_wr = count;
 	init->attr.max_sge = srq->max_sge;
 	return 0;
 
-err_recs:
-	vhca_recs_free(vdev, srq->uctx, &srq->recs);
-err_ring:
-	vhca_ring_free(vdev, &srq->ring);
+err_queue:
+	vhca_queue_free(vdev, srq->uctx, &srq->ring, &srq->recs);
 err_count:
 	atomic_dec(&vdev->n_srq);
 	return err;
@@ -165,8 +158,7 @@ int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibsrq->device);
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 
-	vhca_recs_free(vdev, srq->uctx, &srq->recs);
-	vhca_ring_free(vdev, &srq->ring);
+	vhca_queue_free(vdev, srq->uctx, &srq->ring, &srq->recs);
 	atomic_dec(&vdev->n_srq);
 	return 0;
 }

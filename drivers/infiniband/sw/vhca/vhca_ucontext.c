@@ -67,7 +67,7 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.status_mmap_offset = rdma_user_mmap_get_offset(&uctx->status->rdma);
 	resp.db_size = VHCA_UCTX_AREA;
 	resp.status_size = VHCA_UCTX_AREA;
-	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	err = vhca_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_status;
 	return 0;

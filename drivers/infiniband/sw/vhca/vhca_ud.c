@@ -127,25 +127,6 @@ static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
 	return IB_WC_SUCCESS;
 }
 
-/* Complete the WQE at sq_tail; under sq_lock. */
-static void vhca_ud_complete(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
-			     u8 status)
-{
-	struct vhca_cqe cqe = {
-		.wr_id = wqe->hdr.wr_id,
-		.status = status,
-		.opcode = IB_WC_SEND,
-		.byte_len = wqe->len,
-		.qp_num = qp->ibqp.qp_num,
-	};
-
-	qp->sq_tail++;
-	/* The provider may reuse the slot once it sees the tail. */
-	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
-	if (status != IB_WC_SUCCESS || (wqe->hdr.flags & VHCA_WQE_SIGNALED))
-		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
-}
-
 /*
  * One sender pass: up to VHCA_UD_BUDGET WQEs, in ring order.  Returns true
  * when the budget ran out first.  Under tx_mutex.
@@ -187,7 +168,8 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 		}
 		if (status == IB_WC_SUCCESS)
 			status = vhca_ud_build(qp, &wqe, &skb);
-		vhca_ud_complete(qp, &wqe, status);
+		vhca_wqe_complete_send(qp, &wqe.hdr, IB_WC_SEND, wqe.len,
+				       status);
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 		if (skb)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Work queue entries as the engine reads them from the rings the provider
- * writes: send WQEs (RC and UD) and receive WQEs from the RQ or the SRQ.
+ * writes: send WQEs (RC and UD), their completion, and receive WQEs from
+ * the RQ or the SRQ.
  * The rings are in user memory: every field is read once, and what was
  * read is checked by the caller before it is used.
  */
@@ -34,6 +35,24 @@ u64 vhca_wqe_read_sges(struct vhca_sge *dst, const struct vhca_sge *src,
 		len += dst[i].length;
 	}
 	return len;
+}
+
+void vhca_wqe_complete_send(struct vhca_qp *qp, const struct vhca_send_wqe *hdr,
+			    u8 opcode, u32 len, u8 status)
+{
+	struct vhca_cqe cqe = {
+		.wr_id = hdr->wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = len,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	qp->sq_tail++;
+	/* The provider may reuse the slot once it sees the tail. */
+	smp_store_release(&qp->recs.st->tail[0], qp->sq_tail);
+	if (status != IB_WC_SUCCESS || (hdr->flags & VHCA_WQE_SIGNALED))
+		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
 }
 
 bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
