@@ -449,7 +449,8 @@ kill_session() {
 	return 0
 }
 
-# forks: FORKS, the processes the guest has started since boot.
+# forks: FORKS, the tasks forked in the guest since boot (processes, and
+# the few threads and kernel threads started meanwhile: /proc/stat).
 forks() {
 	while read -r _fk_k FORKS _; do
 		[ "$_fk_k" = processes ] && return
@@ -458,8 +459,9 @@ forks() {
 
 # run_scenarios [--one FUNCTION]: the script's main.  Every selected
 # scenario in order, as "# Subtest: NAME" with its checks one level in and
-# "ok N NAME # time=Ns forks=N" (the processes it started: each costs
-# tens of milliseconds on the debug kernel under TCG); the exit status counts the failed scenarios.
+# "ok N NAME # time=Ns forks=N" (forks: the processes it started, nearly
+# all; each costs most of a second on the debug kernel under TCG); the
+# exit status counts the failed scenarios.
 # --one runs a single scenario's function in this process (the runner's
 # child).
 run_scenarios() {

@@ -17,6 +17,11 @@ FW=/sys/module/vhca/parameters/force_wire
 PAIR_TMO=300
 PEER= VHCA1_NS=
 PORT=18600
+# 64 KiB messages of the local runs: 500 round trips of ibv_rc_pingpong and
+# 500 of ib_write_bw; on the debug kernel, whose checkers see the local
+# delivery paths in the first messages, 50 and 60.
+N_LOCAL=500 N_BW=500
+[ "$VHCA_KERNEL" = debug ] && N_LOCAL=50 N_BW=60
 
 # udp_in [PREFIX]: UDP datagrams received in a namespace (IPv4 and IPv6);
 # here read with the shell's read, no process.
@@ -135,8 +140,8 @@ rdma_pair() {
 # bw LABEL PREFIX: ib_write_bw 64 KiB x 500, its bandwidth printed.
 bw() {
 	check "ib_write_bw 64 KiB ($1)" pair "bw-$1" \
-		"ib_write_bw -F -d vhca0 -x $G0 -s 65536 -n 500" \
-		"$2 ib_write_bw -F -d vhca1 -x $G1 -s 65536 -n 500 10.0.0.1"
+		"ib_write_bw -F -d vhca0 -x $G0 -s 65536 -n $N_BW" \
+		"$2 ib_write_bw -F -d vhca1 -x $G1 -s 65536 -n $N_BW 10.0.0.1"
 	echo "# ib_write_bw 64 KiB ($1): $(awk '$1 == 65536 { print $4 " MB/s" }' $T/bw-$1.cli)"
 }
 
@@ -147,7 +152,7 @@ local_runs() {
 	local_pair
 	check "rdma link add vhca0, vhca1" links_add
 	port_gids
-	runs local "one namespace" "" 500
+	runs local "one namespace" "" $N_LOCAL
 	bw local ""
 	rdma statistic show link vhca0/1
 	rdma statistic show link vhca1/1
