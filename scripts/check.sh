@@ -351,6 +351,10 @@ debug_build() {
 
 background() {
 	[ $NEED_DEBUG = 1 ] && debug_build
+	# The debug kernel's boots may start (on a cold machine the kernel's
+	# build outlasts the stock guests); the static checks go on beside
+	# them.
+	: >"$LOGS/debug-built"
 	static_checks
 	if [ -e "$LOGS/debug-ok" ] && t_selected host/sparse-debug; then
 		built host/sparse-debug "$LOGS/sparse-debug.log" make sparse-debug
@@ -387,7 +391,7 @@ debug_boots() {
 }
 
 # ---- 3. the stock kernel's boot and the pair of stock guests, then the
-# debug kernel's two boots.
+# debug kernel's two boots, once its module is built.
 for f in background debug-a debug-b; do
 	: >"$LOGS/$f.rec"
 done
@@ -402,11 +406,14 @@ fi
 if [ -n "${RUN[pair]}" ]; then
 	pair ${RUN[pair]}
 fi
+while [ ! -e "$LOGS/debug-built" ] && kill -0 $BGPID 2>/dev/null; do
+	sleep 2
+done
+[ -e "$LOGS/debug-ok" ] && DEBUG_OK=1
+[ $NEED_DEBUG = 1 ] && debug_boots
 wait $BGPID
 cat "$LOGS/background.out"
 replay "$LOGS/background.rec"
-[ -e "$LOGS/debug-ok" ] && DEBUG_OK=1
-[ $NEED_DEBUG = 1 ] && debug_boots
 for f in debug-a debug-b; do
 	[ -s "$LOGS/$f.out" ] && cat "$LOGS/$f.out"
 	replay "$LOGS/$f.rec"
