@@ -48,7 +48,7 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
 	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60
-	[debug-kernel]=1200 [host/build-debug]=120 [host/sparse-debug]=200
+	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
 	[stock]=900 [pair]=120 [debug-a]=1000 [debug-b]=1000
 )
 # The guest scripts.
