@@ -123,9 +123,8 @@ rmmod_cycles() {
 	i=0
 	cycles_ok=1
 	while [ $i -lt 5 ]; do
-		{ load_vhca && rdma link add vhca0 type vhca netdev veth0 &&
-			rdma link add vhca1 type vhca netdev veth1 &&
-			rdma link delete vhca0 && rmmod vhca && no_vhca_left; } || cycles_ok=0
+		{ load_vhca && links_add && rdma link delete vhca0 && rmmod vhca &&
+			no_vhca_left; } || cycles_ok=0
 		i=$((i + 1))
 	done
 	check "5 load/add/delete/rmmod cycles" test $cycles_ok = 1
