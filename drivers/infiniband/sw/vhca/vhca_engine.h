@@ -130,6 +130,15 @@ void vhca_wqe_complete_send(struct vhca_qp *qp, const struct vhca_send_wqe *hdr,
 			    u8 opcode, u32 len, u8 status);
 
 /**
+ * vhca_wqe_malformed() - count a WQE the engine refused
+ * @qp: the QP whose ring held it
+ *
+ * A send or receive WQE whose fields failed the engine's checks (opcode,
+ * flags, SGE count, lengths): the malformed_wqes counter of rdma statistic.
+ */
+void vhca_wqe_malformed(const struct vhca_qp *qp);
+
+/**
  * vhca_wqe_take_recv() - take the next receive WQE of a QP (RQ or SRQ)
  * @qp: the QP, its rq_lock held
  * @msg: receives the WQE and its SGEs

@@ -69,6 +69,8 @@ static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	}
 	if (len > VHCA_MAX_MSG_SIZE)
 		wqe->wc_status = IB_WC_LOC_LEN_ERR;
+	if (wqe->wc_status != IB_WC_SUCCESS)
+		vhca_wqe_malformed(qp);
 	wqe->len = wqe->wc_status == IB_WC_SUCCESS ? len : 0;
 
 	npsn = vhca_pkt_npkts(wqe->len, mtu);

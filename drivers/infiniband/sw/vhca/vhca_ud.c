@@ -158,6 +158,8 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 			return false;
 		}
 		status = vhca_ud_fetch(qp, &wqe);
+		if (status != IB_WC_SUCCESS)
+			vhca_wqe_malformed(qp);
 		if (status == IB_WC_SUCCESS) {
 			av = vhca_av_get(vdev, wqe.hdr.ud.ah, qp->ibqp.pd);
 			if (!av) {

@@ -55,6 +55,11 @@ void vhca_wqe_complete_send(struct vhca_qp *qp, const struct vhca_send_wqe *hdr,
 		vhca_cq_post(to_vcq(qp->ibqp.send_cq), &cqe, false);
 }
 
+void vhca_wqe_malformed(const struct vhca_qp *qp)
+{
+	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_MALFORMED_WQES]);
+}
+
 bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
 {
 	const struct vhca_recv_wqe *slot;
@@ -66,6 +71,8 @@ bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
 		int err = vhca_srq_take(to_vsrq(qp->ibqp.srq), &msg->rwqe, msg->sge);
 
 		*bad = err == -EINVAL;
+		if (*bad)
+			vhca_wqe_malformed(qp);
 		return err != -ENOENT;
 	}
 	if (!qp->rq.count)
@@ -81,6 +88,7 @@ bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
 	msg->rwqe.num_sge = READ_ONCE(slot->num_sge);
 	if (msg->rwqe.num_sge > qp->max_recv_sge) {
 		*bad = true;
+		vhca_wqe_malformed(qp);
 		msg->rwqe.num_sge = 0;
 	}
 	vhca_wqe_read_sges(msg->sge, sge, msg->rwqe.num_sge);
