@@ -10,6 +10,7 @@
 #                   T='GLOBS' runs what they name (make check T='rc/*')
 #   make check-quick  host stages, KUnit, the stock kernel's smoke set
 #   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
+#   make fuzz SECS=N [SEED=N]  the fuzzers on the debug kernel, N s each
 #   make KDIR=/lib/modules/$(uname -r)/build && sudo make install KDIR=...
 #                   build and install for a real host's running kernel
 
@@ -22,7 +23,7 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 KSRC := Kbuild drivers include kunit
 
 .PHONY: all module module-debug provider provider-check tests deps demo \
-	check check-quick bench sparse sparse-debug checkpatch install clean
+	check check-quick bench fuzz sparse sparse-debug checkpatch install clean
 
 all: module provider tests
 
@@ -40,7 +41,7 @@ tests: $(TEST_PROGS)
 $(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h \
 		include/uapi/rdma/vhca-abi.h
 	@mkdir -p $(@D)
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -o $@ $< -lrdmacm -libverbs
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca -o $@ $< -lrdmacm -libverbs
 
 deps:
 	scripts/deps.sh
@@ -87,6 +88,18 @@ check:
 # Host stages, KUnit and the stock kernel's smoke set, for iteration.
 check-quick:
 	scripts/check.sh --quick
+
+# The fuzzers (scripts/guest/fuzz.sh, and inject.sh when it exists) on the
+# debug kernel, each scenario fuzzing SECS seconds (default 60), with the
+# seed SEED (default: random; each scenario prints the seed it used).  The
+# VM's limit: 600 s, and six scenarios' SECS with a minute each for setup,
+# tripled on the debug kernel.
+fuzz: module-debug provider tests
+	@set -e; secs=$(or $(SECS),60); g=fuzz; \
+	[ ! -e scripts/guest/inject.sh ] || g="$$g inject"; \
+	FUZZ_SECS=$$secs $(if $(SEED),FUZZ_SEED=$(SEED)) scripts/vm-run.sh -v \
+		-k debug -t $$((600 + 18 * (secs + 60))) -o $(BUILD)/vm/fuzz \
+		scripts/guest/suite.sh $$g
 
 # Not part of make check: figures, never a verdict on speed.
 bench:

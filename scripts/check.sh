@@ -36,7 +36,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop"
+GUESTS="link device objects net rc rdma doorbell local cm interop fuzz"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -58,7 +58,7 @@ BUDGET+=(
 	[stock/cm]=90 [stock/interop]=200 [stock/hosts]=90
 	[kunit]=60 [debug/link]=180 [debug/device]=120 [debug/objects]=120
 	[debug/net]=260 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
-	[debug/local]=400 [debug/cm]=250 [debug/interop]=220
+	[debug/local]=400 [debug/cm]=250 [debug/interop]=220 [debug/fuzz]=200
 )
 
 LOGS=$VHCA_TOP/build/check
@@ -201,8 +201,9 @@ for k in stock debug pair; do
 	gs=$GUESTS
 	[ $k = pair ] && gs=$PAIRED
 	for g in $gs; do
-		# The debug kernel boots for the scenarios not marked stock.
-		not='^#'
+		# The debug kernel boots for the scenarios not marked stock,
+		# the stock kernel for those not marked debug.
+		not=' debug$'
 		[ $k = debug ] && not=' stock$'
 		for s in $(sed -n "/$not/!s/^scenario \([^ ]*\) .*/\1/p" "scripts/guest/$g.sh"); do
 			if t_selected "${k/pair/stock}/$g/$s"; then
@@ -337,7 +338,7 @@ replay() {
 # machine's two CPUs are hyperthreads of one core, and a debug guest there
 # slowed the stock guest's RC runs by 70% and itself ran at a tenth of its
 # speed (2026-12-01).
-DEBUG_A="kunit rc interop link device"
+DEBUG_A="kunit rc interop link device fuzz"
 DEBUG_OK=0
 debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then

@@ -109,6 +109,9 @@ prepare() {
 		echo "export VHCA_TOP='$VHCA_TOP' VHCA_KERNEL='$KIND' VHCA_KVER='$KVER'"
 		echo "export VHCA_BUILD='$VHCA_TOP/build/$KIND' VHCA_OUT=/mnt/out"
 		printf 'export VHCA_T=%q VHCA_ROLE=%q\n' "$SEL" "$role"
+		# The fuzzers' time and seed (scripts/guest/fuzz.sh), when set.
+		[ -z "${FUZZ_SECS:-}" ] || printf 'export FUZZ_SECS=%q\n' "$FUZZ_SECS"
+		[ -z "${FUZZ_SEED:-}" ] || printf 'export FUZZ_SEED=%q\n' "$FUZZ_SEED"
 		echo "cd '$VHCA_TOP'"
 		printf 'exec /bin/sh %q' "$SCRIPT"
 		for a in "$@"; do printf ' %q' "$a"; done

@@ -381,13 +381,14 @@ finish() {
 # ---- scenarios
 
 SCENARIOS=
-# scenario NAME FUNCTION [SECONDS [stock]]: declare one (at the top level
-# of the script, one per line: check.sh reads these lines to select
+# scenario NAME FUNCTION [SECONDS [stock|debug]]: declare one (at the top
+# level of the script, one per line: check.sh reads these lines to select
 # boots).  The limit (default 600 s, 120 s at least) is tripled on the
 # debug kernel.  "stock": the stock kernel's only, skipped on the debug
 # kernel, whose checkers see its paths in other scenarios (the comment
 # above it names them): the volume and the variants are the stock
-# kernel's to carry.
+# kernel's to carry.  "debug": the debug kernel's only, skipped on the
+# stock kernel: a scenario that is there for the checkers (the fuzzers).
 scenario() {
 	SCENARIOS="$SCENARIOS $1:$2:${3:-600}:${4:-}"
 }
@@ -491,6 +492,10 @@ run_scenarios() {
 		_rs_tmo=${_rs_tmo%%:*}
 		if [ "$_rs_only" = stock ] && [ "${VHCA_KERNEL:-stock}" = debug ]; then
 			ktap_line ok "$_rs_name" "SKIP the stock kernel's only"
+			continue
+		fi
+		if [ "$_rs_only" = debug ] && [ "${VHCA_KERNEL:-stock}" != debug ]; then
+			ktap_line ok "$_rs_name" "SKIP the debug kernel's only"
 			continue
 		fi
 		# A limit catches a hang, not slowness: 120 s at least (a
