@@ -99,17 +99,20 @@ static bool chance(uint32_t percent)
 }
 
 /*
- * The ring fuzzer's hostility: the percentage of choices that take an odd
+ * The ring fuzzer's hostility: the per mille of choices that take an odd
  * value rather than a plausible one, drawn anew every HOSTILITY_STEPS
- * steps (1% to 60%): a few bad fields among valid traffic reach deeper
- * than noise, which only ever fails the first WQE.
+ * steps from 1 to 600: a WQE has about ten fields, so only the low
+ * values leave valid traffic between the odd fields, which reaches deeper
+ * than noise (that only ever fails the first WQE and the QP with it).
+ * The verb-sequence fuzzer leaves it at 1000: every fuzz_len() odd.
  */
 #define HOSTILITY_STEPS	256
-static uint32_t hostility = 100;
+static const uint32_t hostility_pm[] = { 1, 3, 10, 30, 100, 300, 600 };
+static uint32_t hostility = 1000;
 
 static bool odd(void)
 {
-	return chance(hostility);
+	return below(1000) < hostility;
 }
 
 static double now_s(void)
@@ -689,22 +692,27 @@ static void fuzz_recv_wqe(struct ring_fuzz *f, void *slot, uint32_t stride)
 }
 
 /*
- * A producer index relative to the consumer's tail: forwards within the
- * ring, full, beyond it, backwards, wrapped, or noise.
+ * An odd producer index, relative to the consumer's tail: full, beyond
+ * the ring, backwards, wrapped, noise, or not moving.
  */
-static uint32_t fuzz_head(uint32_t tail, uint32_t count)
+static uint32_t odd_head(uint32_t tail, uint32_t count)
 {
-	if (!odd())
-		return tail + 1 + below(count < 8 ? count : 8);
-	switch (below(7)) {
+	switch (below(6)) {
 	case 0: return tail + count;
 	case 1: return tail + count + 1 + below(count);
 	case 2: return tail - 1 - below(count);
 	case 3: return tail + 0x80000000u;
 	case 4: return (uint32_t)rnd();
-	case 5: return tail;
-	default: return tail + 1 + below(count < 8 ? count : 8);
+	default: return tail;
 	}
+}
+
+/* A producer index: a few entries past the tail, or an odd one. */
+static uint32_t fuzz_head(uint32_t tail, uint32_t count)
+{
+	if (!odd())
+		return tail + 1 + below(count < 8 ? count : 8);
+	return odd_head(tail, count);
 }
 
 /* Scribble on a work ring (SQ, RQ or SRQ) and set its producer index. */
@@ -712,10 +720,15 @@ static void fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq,
 		    bool send, uint32_t max_inline)
 {
 	uint32_t tail = __atomic_load_n(wq->st_tail, __ATOMIC_ACQUIRE);
-	uint32_t n = 1 + below(8), i, head;
+	uint32_t cur = *wq->db_head, n = 1 + below(8), i, head;
 
+	/* Plausibly, the next n slots after the last head this side wrote. */
+	if (cur - tail > wq->count)
+		cur = tail;
+	if (n > wq->count - (cur - tail))
+		n = wq->count - (cur - tail);
 	for (i = 0; i < n; i++) {
-		uint32_t idx = !odd() ? tail + i : (uint32_t)rnd();
+		uint32_t idx = !odd() ? cur + i : (uint32_t)rnd();
 		void *slot = (char *)wq->buf + (size_t)(idx & (wq->count - 1)) *
 						   wq->stride;
 
@@ -725,7 +738,7 @@ static void fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq,
 			fuzz_recv_wqe(f, slot, wq->stride);
 	}
 	f->wqes += n;
-	head = fuzz_head(tail, wq->count);
+	head = !odd() ? cur + n : odd_head(tail, wq->count);
 	__atomic_store_n(wq->db_head, head, __ATOMIC_RELEASE);
 }
 
@@ -825,7 +838,7 @@ static void ring_step(struct ring_fuzz *f)
 		if (chance(60))
 			kick(f, f->q[qi]);
 		break;
-	case 4: case 5:
+	case 4: case 5: case 8:
 		if (qi == FQ_SRQ)
 			fuzz_wq(f, qi, &to_vsrq(f->srq)->rq, false, 0);
 		else
@@ -844,9 +857,6 @@ static void ring_step(struct ring_fuzz *f)
 				 fuzz_head(0, 1u << below(13)), __ATOMIC_RELEASE);
 		if (chance(50))
 			kick(f, f->q[qi]);
-		break;
-	case 8:
-		partner_send(f, qi);
 		break;
 	default:
 		kick(f, f->q[qi]);
@@ -895,7 +905,8 @@ static int ring_main(char **dev, double secs, uint64_t seed)
 	end = now_s() + secs;
 	while (ok && now_s() < end) {
 		if (!(f.rounds % HOSTILITY_STEPS))
-			hostility = 1 + below(60);
+			hostility = hostility_pm[below(sizeof(hostility_pm) /
+						       sizeof(hostility_pm[0]))];
 		ring_step(&f);
 		f.rounds++;
 		ring_poll(&f);
@@ -1100,8 +1111,16 @@ static void op_qp_create(struct verbs_fuzz *v, int i)
 static void op_qp_modify(struct verbs_fuzz *v, struct ibv_qp *qp)
 {
 	struct ibv_qp *peer = pick((void *const *)v->qp, NQP);
+	static const enum ibv_qp_state next[] = {
+		[IBV_QPS_RESET] = IBV_QPS_INIT, [IBV_QPS_INIT] = IBV_QPS_RTR,
+		[IBV_QPS_RTR] = IBV_QPS_RTS, [IBV_QPS_RTS] = IBV_QPS_RTS,
+		[IBV_QPS_SQD] = IBV_QPS_RTS, [IBV_QPS_SQE] = IBV_QPS_RTS,
+		[IBV_QPS_ERR] = IBV_QPS_RESET,
+	};
 	struct ibv_qp_attr a = {
-		.qp_state = below(7), .cur_qp_state = below(7),
+		.qp_state = chance(50) && qp->state <= IBV_QPS_ERR ?
+			    next[qp->state] : below(7),
+		.cur_qp_state = chance(90) ? qp->state : below(7),
 		.port_num = chance(95) ? PORT : below(3), .qkey = QKEY,
 		.qp_access_flags = below(16), .pkey_index = chance(95) ? 0 : below(4),
 		.ah_attr = av_to(&v->p, &v->p),
@@ -1138,9 +1157,9 @@ static void op_qp_modify(struct verbs_fuzz *v, struct ibv_qp *qp)
 	default:
 		mask = IBV_QP_STATE;
 	}
-	if (chance(25))
+	if (chance(15))
 		mask = (int)(rnd() & 0x1fffff);	/* any attributes */
-	else if (chance(15))
+	else if (chance(10))
 		mask ^= 1 << below(21);		/* one too many or too few */
 	if (a.max_rd_atomic > 16 && chance(80))
 		a.max_rd_atomic = 1;
@@ -1346,13 +1365,13 @@ static void verbs_step(struct verbs_fuzz *v, const char *name)
 			ibv_query_qp(v->qp[i], &a, 0x1fffff, &ia);
 		break;
 	case 18:
-		if (chance(30)) {
+		if (chance(10)) {
 			op_fork(v);
 			v->forks++;
 		}
 		break;
 	default:
-		if (chance(5)) {
+		if (chance(2)) {
 			op_child_live(v, name);
 			v->forks++;
 		}
