@@ -833,12 +833,17 @@ static void ring_step(struct ring_fuzz *f)
 	struct vhca_qp *vq = to_vqp(f->q[qi]);
 
 	switch (below(10)) {
-	case 0: case 1: case 2: case 3:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
 		fuzz_wq(f, qi, &vq->sq, true, vq->max_inline);
 		if (chance(60))
 			kick(f, f->q[qi]);
 		break;
-	case 4: case 5: case 8:
+	case 4:
+	case 5:
+	case 8:
 		if (qi == FQ_SRQ)
 			fuzz_wq(f, qi, &to_vsrq(f->srq)->rq, false, 0);
 		else
@@ -1339,27 +1344,48 @@ static void verbs_step(struct verbs_fuzz *v, const char *name)
 	struct ibv_qp_init_attr ia;
 
 	switch (below(20)) {
-	case 0: op_pd(v); break;
-	case 1: case 2: op_mr(v); break;
-	case 3: case 4: op_cq(v); break;
-	case 5: op_srq(v); break;
-	case 6: op_ah(v); break;
-	case 7: case 8:
+	case 0:
+		op_pd(v);
+		break;
+	case 1:
+	case 2:
+		op_mr(v);
+		break;
+	case 3:
+	case 4:
+		op_cq(v);
+		break;
+	case 5:
+		op_srq(v);
+		break;
+	case 6:
+		op_ah(v);
+		break;
+	case 7:
+	case 8:
 		if (!v->qp[i])
 			op_qp_create(v, i);
 		else if (!ibv_destroy_qp(v->qp[i]))
 			v->qp[i] = NULL;
 		break;
-	case 9: case 10: case 11:
+	case 9:
+	case 10:
+	case 11:
 		if (v->qp[i])
 			op_qp_modify(v, v->qp[i]);
 		break;
-	case 12: case 13: case 14:
+	case 12:
+	case 13:
+	case 14:
 		if (v->qp[i])
 			op_post_send(v, v->qp[i]);
 		break;
-	case 15: op_post_recv(v); break;
-	case 16: op_poll(v); break;
+	case 15:
+		op_post_recv(v);
+		break;
+	case 16:
+		op_poll(v);
+		break;
 	case 17:
 		if (v->qp[i])
 			ibv_query_qp(v->qp[i], &a, 0x1fffff, &ia);
