@@ -73,6 +73,7 @@
 #define VICTIM_LEN	8192
 #define VICTIM_STALL_S	60
 #define RECV_TAG	(1ULL << 63)
+#define FUZZ_SGES	4	/* the fuzzed QPs' max_send_sge, max_recv_sge */
 
 /* ---- the PRNG: splitmix64, one stream per process ---- */
 
@@ -525,8 +526,8 @@ static void ring_destroy(struct ring_fuzz *f)
 /* Receives on partner i up to 16, by the provider's own path. */
 static void partner_recvs(struct ring_fuzz *f, int i)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)f->bufb, .length = 4096,
-			     .lkey = f->mb->lkey };
+	struct ibv_sge s = { .addr = (uintptr_t)f->bufb,
+			     .length = FUZZ_SGES * 4096, .lkey = f->mb->lkey };
 	struct ibv_recv_wr wr = { .wr_id = RECV_TAG | i, .sg_list = &s,
 				  .num_sge = 1 }, *bad;
 
@@ -537,7 +538,8 @@ static void partner_recvs(struct ring_fuzz *f, int i)
 /* The fuzzed QPs, their partners, CQs and SRQ, all connected. */
 static bool ring_create(struct ring_fuzz *f)
 {
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 4 } };
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64,
+						  .max_sge = FUZZ_SGES } };
 	int i;
 
 	f->ca = ibv_create_cq(f->a.ctx, 256, NULL, NULL, 0);
@@ -545,9 +547,9 @@ static bool ring_create(struct ring_fuzz *f)
 	f->srq = ibv_create_srq(f->pa, &sa);
 	if (!f->ca || !f->cb || !f->srq)
 		return false;
-	f->q[FQ_RQ] = qp_new(f->pa, f->ca, NULL, IBV_QPT_RC, 64, 4);
-	f->q[FQ_SRQ] = qp_new(f->pa, f->ca, f->srq, IBV_QPT_RC, 64, 4);
-	f->q[FQ_UD] = qp_new(f->pa, f->ca, NULL, IBV_QPT_UD, 64, 4);
+	f->q[FQ_RQ] = qp_new(f->pa, f->ca, NULL, IBV_QPT_RC, 64, FUZZ_SGES);
+	f->q[FQ_SRQ] = qp_new(f->pa, f->ca, f->srq, IBV_QPT_RC, 64, FUZZ_SGES);
+	f->q[FQ_UD] = qp_new(f->pa, f->ca, NULL, IBV_QPT_UD, 64, FUZZ_SGES);
 	for (i = 0; i < NFQ; i++) {
 		f->p[i] = qp_new(f->pb, f->cb, NULL,
 				 i == FQ_UD ? IBV_QPT_UD : IBV_QPT_RC, 64, 1);
@@ -599,11 +601,11 @@ static uint32_t fuzz_key(uint32_t right, uint32_t other)
 	}
 }
 
-/* An address in buf, at its edges, or anywhere. */
-static uint64_t fuzz_addr(const uint8_t *buf)
+/* An address in buf with span bytes after it, at its edges, or anywhere. */
+static uint64_t fuzz_addr(const uint8_t *buf, uint32_t span)
 {
 	if (!odd())
-		return (uintptr_t)buf + below(BUF_SIZE - 4096);
+		return (uintptr_t)buf + below(BUF_SIZE - span);
 	switch (below(5)) {
 	case 0: return (uintptr_t)buf + BUF_SIZE - below(64);
 	case 1: return (uintptr_t)buf - 1 - below(64);
@@ -613,14 +615,19 @@ static uint64_t fuzz_addr(const uint8_t *buf)
 	}
 }
 
-static void fuzz_sges(struct vhca_sge *sge, uint32_t room,
+/*
+ * The SGEs of a slot (room of them); plausible ones are at most small
+ * bytes long, so that FUZZ_SGES of them fit the other side's receive (RC)
+ * or the MTU (UD).
+ */
+static void fuzz_sges(struct vhca_sge *sge, uint32_t room, uint32_t small,
 		      const struct ring_fuzz *f)
 {
 	uint32_t i;
 
 	for (i = 0; i < room; i++) {
-		sge[i].addr = fuzz_addr(f->bufa);
-		sge[i].length = fuzz_len(4096);
+		sge[i].addr = fuzz_addr(f->bufa, 4096);
+		sge[i].length = fuzz_len(small);
 		sge[i].lkey = fuzz_key(f->ma->lkey, f->mb->lkey);
 	}
 }
@@ -631,6 +638,7 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 {
 	struct vhca_send_wqe *w = slot;
 	uint32_t room = (stride - sizeof(*w)) / sizeof(struct vhca_sge);
+	uint32_t plausible = room < FUZZ_SGES ? room : FUZZ_SGES;
 	uint32_t i;
 
 	if (odd() && chance(10)) {
@@ -646,8 +654,8 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 	w->opcode = !odd() ? below(5) : chance(50) ? 5 + below(3) : below(256);
 	w->flags = !odd() ? VHCA_WQE_SIGNALED | (below(8) & ~VHCA_WQE_INLINE) :
 		   below(256);
-	w->num_sge = !odd() ? below(room + 1) : chance(50) ? room + below(4) :
-		     below(256);
+	w->num_sge = !odd() ? below(plausible + 1) :
+		     chance(50) ? plausible + 1 + below(room) : below(256);
 	if (chance(20)) {
 		w->flags |= VHCA_WQE_INLINE;
 		w->inline_len = !odd() ? below(max_inline + 1) :
@@ -666,14 +674,15 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 				   chance(50) ? 0xffffff + below(2) : (uint32_t)rnd();
 		w->ud.remote_qkey = !odd() ? QKEY : (uint32_t)rnd();
 	} else {
-		w->rdma.remote_addr = fuzz_addr(f->bufb);
+		w->rdma.remote_addr = fuzz_addr(f->bufb, FUZZ_SGES * 4096);
 		w->rdma.rkey = fuzz_key(f->mb->rkey, f->ma->rkey);
 	}
 	if (w->flags & VHCA_WQE_INLINE) {
 		for (i = 0; i < stride - sizeof(*w); i++)
 			((uint8_t *)(w + 1))[i] = (uint8_t)rnd();
 	} else {
-		fuzz_sges((struct vhca_sge *)(w + 1), room, f);
+		fuzz_sges((struct vhca_sge *)(w + 1), room,
+			  qi == FQ_UD ? 256 : 4096, f);
 	}
 }
 
@@ -684,11 +693,11 @@ static void fuzz_recv_wqe(struct ring_fuzz *f, void *slot, uint32_t stride)
 
 	memset(w, 0, sizeof(*w));
 	w->wr_id = rnd() | RECV_TAG;
-	w->num_sge = !odd() ? below(room + 1) : chance(50) ? room + 1 :
-		     below(256);
+	w->num_sge = !odd() ? below((room < FUZZ_SGES ? room : FUZZ_SGES) + 1) :
+		     chance(50) ? room + 1 : below(256);
 	if (odd())
 		w->reserved[below(7)] = 1 + below(255);
-	fuzz_sges((struct vhca_sge *)(w + 1), room, f);
+	fuzz_sges((struct vhca_sge *)(w + 1), room, 4096, f);
 }
 
 /*
@@ -746,7 +755,8 @@ static void fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq,
 static void partner_send(struct ring_fuzz *f, int i)
 {
 	struct ibv_sge s = { .addr = (uintptr_t)f->bufb + 8192,
-			     .length = 1 + below(2048), .lkey = f->mb->lkey };
+			     .length = 1 + below(i == FQ_UD ? 512 : 2048),
+			     .lkey = f->mb->lkey };
 	struct ibv_send_wr wr = { .wr_id = i, .sg_list = &s, .num_sge = 1,
 				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
