@@ -651,12 +651,16 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 	}
 	memset(w, 0, sizeof(*w));
 	w->wr_id = rnd();
-	w->opcode = !odd() ? below(5) : chance(50) ? 5 + below(3) : below(256);
+	/* Plausible: the opcodes of the QP's type (UD: the two SENDs). */
+	if (!odd())
+		w->opcode = qi == FQ_UD ? VHCA_WR_SEND + below(2) : below(5);
+	else
+		w->opcode = chance(50) ? 5 + below(3) : below(256);
 	w->flags = !odd() ? VHCA_WQE_SIGNALED | (below(8) & ~VHCA_WQE_INLINE) :
 		   below(256);
 	w->num_sge = !odd() ? below(plausible + 1) :
 		     chance(50) ? plausible + 1 + below(room) : below(256);
-	if (chance(20)) {
+	if (chance(20) && (w->opcode != VHCA_WR_RDMA_READ || odd())) {
 		w->flags |= VHCA_WQE_INLINE;
 		w->inline_len = !odd() ? below(max_inline + 1) :
 				chance(50) ? max_inline + 1 : fuzz_len(max_inline);
