@@ -659,6 +659,16 @@ static void engine_ack_for_nothing(struct kunit *test)
 	expect_no_cqe(test, t->send_cq);
 	deliver_ack(test, t, SQ_PSN);
 	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+
+	/* A NAK for a PSN acknowledged already is stale: it fails nothing. */
+	post_send(t, 2, VHCA_WR_SEND, t->local, 8, 0);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	deliver_aeth(test, t, vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR), SQ_PSN);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_RTS);
+	deliver_ack(test, t, SQ_PSN + 1);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
 }
 
 /*

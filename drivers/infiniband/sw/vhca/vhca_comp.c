@@ -246,6 +246,10 @@ static bool vhca_comp_aeth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		       (pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK) ==
 		       VHCA_NAK_PSN_SEQ_ERR;
 
+	/* A NAK is for a request not yet acknowledged, or stale. */
+	if (type != VHCA_AETH_ACK &&
+	    vhca_psn_before(pkt->psn, qp->comp.acked_psn))
+		return false;
 	if (type != VHCA_AETH_ACK && type != VHCA_AETH_RNR_NAK && !seq_nak) {
 		/* The peer refused the oldest request outright. */
 		if (vhca_req_busy(qp))
