@@ -2,7 +2,8 @@
 /*
  * RoCEv2 packet crafting for the test programs: build a packet from its
  * fields, compute its ICRC, send it from an ordinary UDP socket bound to
- * any source address (no privilege needed).  The wire format is that of
+ * an address of this host (no privilege needed) or, with CAP_NET_ADMIN,
+ * to any address (a spoofed source).  The wire format is that of
  * /work/shared/notes/roce/WIRE.md: BTH, then the extended headers the
  * fields ask for in their wire order (DETH, RETH, AETH, ImmDt), payload,
  * pad to 4 bytes, ICRC.
@@ -280,28 +281,34 @@ static inline socklen_t roce_addr_len(const struct sockaddr_storage *ss)
 }
 
 /*
- * A UDP socket bound to src_ip (IPv4 or IPv6), an ephemeral port; freebind
- * (IP_FREEBIND, unprivileged) allows an address this host does not have,
- * i.e. a spoofed source.
+ * A UDP socket bound to src_ip (IPv4 or IPv6), an ephemeral port; spoof
+ * (IP_TRANSPARENT, IPV6_TRANSPARENT: CAP_NET_ADMIN in the socket's
+ * namespace) allows an address this host does not have.  IP_FREEBIND
+ * would not do: it binds such an address, but routing refuses to send
+ * from it.
  */
 static inline int roce_open(struct roce_sock *s, const char *src_ip,
-			    bool freebind)
+			    bool spoof)
 {
 	socklen_t alen = sizeof(s->src);
 	int one = 1, pmtu = IP_PMTUDISC_DO;
 	int err;
+	bool v4;
 
 	err = roce_addr(&s->src, src_ip, 0);
 	if (err)
 		return err;
+	v4 = s->src.ss_family == AF_INET;
 	s->fd = socket(s->src.ss_family, SOCK_DGRAM, 0);
 	if (s->fd < 0)
 		return -errno;
-	if ((s->src.ss_family == AF_INET &&
-	     setsockopt(s->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
-			sizeof(pmtu))) ||
-	    (freebind &&
-	     setsockopt(s->fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one))) ||
+	if ((v4 && setsockopt(s->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+			      sizeof(pmtu))) ||
+	    (spoof && v4 &&
+	     setsockopt(s->fd, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof(one))) ||
+	    (spoof && !v4 &&
+	     setsockopt(s->fd, IPPROTO_IPV6, IPV6_TRANSPARENT, &one,
+			sizeof(one))) ||
 	    bind(s->fd, (struct sockaddr *)&s->src, roce_addr_len(&s->src)) ||
 	    getsockname(s->fd, (struct sockaddr *)&s->src, &alen)) {
 		err = -errno;

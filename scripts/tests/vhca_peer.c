@@ -13,7 +13,8 @@
  *           a UDP socket to the peer's address and sends a crafted WRITE
  *           (roce.h), then a forged ACK and a forged NAK, to the victim;
  *   netns   the same from network namespace NETNS (a path such as
- *           /run/netns/evil), the peer's address spoofed (IP_FREEBIND);
+ *           /run/netns/evil), another host: root there, the peer's
+ *           address spoofed (IP_TRANSPARENT);
  *   qp      another QP of the peer's port, connected to the victim QP
  *           with the peer's addresses, posts an RDMA WRITE.
  *
@@ -250,8 +251,8 @@ static bool region_is(const uint8_t *p, uint8_t v, size_t n)
 }
 
 /*
- * The attacker of the socket and netns ways: in a child, enter netns if
- * given, drop to nobody, and send what an attacker would: a WRITE of LEN
+ * The attacker of the socket and netns ways: in a child, enter netns (and
+ * stay root, spoofing the source) or else drop to nobody, and send what an attacker would: a WRITE of LEN
  * bytes 0x5a to the victim's region at the PSN it expects, a forged ACK
  * of the victim's next PSN and a forged NAK (invalid request).  The
  * packets it sent, or -1.
@@ -286,10 +287,12 @@ static int inject(const struct port *v, const struct port *p,
 			if (fd < 0 || setns(fd, CLONE_NEWNET))
 				_exit(101);
 			close(fd);
-		}
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY) || geteuid() != NOBODY)
+		} else if (setgroups(0, NULL) ||
+			   setresgid(NOBODY, NOBODY, NOBODY) ||
+			   setresuid(NOBODY, NOBODY, NOBODY) ||
+			   geteuid() != NOBODY) {
 			_exit(102);
+		}
 		if (roce_open(&s, p->ip, netns != NULL))
 			_exit(103);
 		if (roce_send(&s, v->ip, &w))
@@ -322,8 +325,9 @@ static void attack_socket(const struct port *v, const struct port *p,
 
 	n = inject(v, p, pr, region, netns);
 	snprintf(what, sizeof(what),
-		 "%s: an unprivileged process sends a WRITE, an ACK and a NAK from %s",
-		 name, p->ip);
+		 "%s: %s sends a WRITE, an ACK and a NAK from %s", name,
+		 netns ? "root in another namespace" : "an unprivileged process",
+		 p->ip);
 	result(n > 0, what, "the attacker failed");
 	if (n <= 0)
 		return;
