@@ -43,6 +43,7 @@ enum vhca_counter {
 	VHCA_CNT_RX_MALFORMED,		/* headers, lengths, wrong transport */
 	VHCA_CNT_RX_NO_QP,		/* a QP number no QP has */
 	VHCA_CNT_RX_WRONG_PEER,		/* not from the RC QP's peer */
+	VHCA_CNT_RX_OUT_OF_WINDOW,	/* RC requests past the expected PSN */
 	VHCA_NUM_COUNTERS
 };
 

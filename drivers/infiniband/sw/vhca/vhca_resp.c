@@ -353,6 +353,7 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	diff = vhca_psn_diff(pkt->psn, qp->resp.psn);
 	if (diff > 0) {
 		/* A gap: ask once for what is missing. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_OUT_OF_WINDOW]);
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			vhca_tx_queue_ack(qp,
