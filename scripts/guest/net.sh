@@ -303,10 +303,12 @@ scenario rxe-port rxe_port 60
 # Only an RC QP's peer may talk to it: vhca_peer attacks QP pairs
 # between two ports of this namespace, with the real QPN, rkey and PSN,
 # from an unprivileged UDP socket bound to the peer's address (its
-# datagrams arrive on lo), from root in the namespace evil with the
-# peer's address spoofed (arriving on vethe0, not the port's veth0;
-# accept_local and rp_filter 0, local_pair's, let it through), and from
-# another QP of the peer's port (local delivery).  The victims' memory
+# datagrams arrive on lo), the same bound to veth1 (leaving by veth1,
+# arriving on veth0, the port's own netdev), from root in the namespace
+# evil with the peer's address spoofed (arriving on vethe0, not the
+# port's veth0; accept_local and rp_filter 0, local_pair's, let it
+# through), and from another QP of the peer's port (local delivery).
+# The victims' memory
 # stays as it was, rx_wrong_peer counts the packets, the pairs still work.
 wrong_peer() {
 	export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca

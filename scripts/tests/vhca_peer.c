@@ -12,6 +12,10 @@
  *   socket  an unprivileged process (uid and gid 65534, no groups) binds
  *           a UDP socket to the peer's address and sends a crafted WRITE
  *           (roce.h), then a forged ACK and a forged NAK, to the victim;
+ *   bound   the same, the socket also bound to the peer's netdev
+ *           (SO_BINDTODEVICE, unprivileged since Linux 5.7): the datagrams
+ *           leave by the peer's netdev and arrive on the victim's, from
+ *           the peer's address, which only local delivery may bring;
  *   netns   the same from network namespace NETNS (a path such as
  *           /run/netns/evil), another host: root there, the peer's
  *           address spoofed (IP_TRANSPARENT);
@@ -48,8 +52,10 @@
 #define NOBODY		65534
 #define WC_WAIT_MS	60000
 
-enum { A_SOCKET, A_NETNS, A_QP, N_PAIRS };
-static const char *const attack_names[N_PAIRS] = { "socket", "netns", "qp" };
+enum { A_SOCKET, A_BOUND, A_NETNS, A_QP, N_PAIRS };
+static const char *const attack_names[N_PAIRS] = {
+	"socket", "bound", "netns", "qp"
+};
 
 struct port {
 	const char *name;
@@ -59,6 +65,7 @@ struct port {
 	int gid_index;
 	union ibv_gid gid;
 	char ip[INET_ADDRSTRLEN];
+	char ndev[64];			/* the GID's netdev */
 	uint8_t *buf;			/* N_PAIRS regions, then a receive area */
 	struct ibv_mr *mr;
 };
@@ -121,6 +128,8 @@ static void port_open(struct port *pt, const char *name, const char *gidx)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct in_addr a;
+	char path[256];
+	FILE *f;
 	int i;
 
 	pt->name = name;
@@ -135,6 +144,14 @@ static void port_open(struct port *pt, const char *name, const char *gidx)
 		fatal("query the GID", errno);
 	memcpy(&a, pt->gid.raw + 12, 4);
 	inet_ntop(AF_INET, &a, pt->ip, sizeof(pt->ip));
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", name,
+		 PORT, pt->gid_index);
+	f = fopen(path, "r");
+	if (!f || !fgets(pt->ndev, sizeof(pt->ndev), f))
+		fatal("read the GID's netdev", errno);
+	pt->ndev[strcspn(pt->ndev, "\n")] = '\0';
+	fclose(f);
 	pt->pd = ibv_alloc_pd(pt->ctx);
 	pt->cq = pt->pd ? ibv_create_cq(pt->ctx, 64, NULL, NULL, 0) : NULL;
 	if (!pt->cq)
@@ -251,8 +268,9 @@ static bool region_is(const uint8_t *p, uint8_t v, size_t n)
 }
 
 /*
- * The attacker of the socket and netns ways: in a child, enter netns (and
- * stay root, spoofing the source) or else drop to nobody, and send what an attacker would: a WRITE of LEN
+ * The attacker of the socket, bound and netns ways: in a child, enter
+ * netns (and stay root, spoofing the source) or else drop to nobody, bind
+ * to the peer's netdev for bound, and send what an attacker would: a WRITE of LEN
  * bytes 0x5a to the victim's region at the PSN it expects, a forged ACK
  * of the victim's next PSN and a forged NAK (invalid request).  The
  * packets it sent, or -1.
@@ -260,6 +278,7 @@ static bool region_is(const uint8_t *p, uint8_t v, size_t n)
 static int inject(const struct port *v, const struct port *p,
 		  const struct pair *pr, int region, const char *netns)
 {
+	const char *dev = region == A_BOUND ? p->ndev : NULL;
 	uint8_t data[LEN];
 	struct roce_pkt w = {
 		.opcode = ROCE_RC_WRITE_ONLY, .dqpn = pr->v->qp_num,
@@ -293,7 +312,9 @@ static int inject(const struct port *v, const struct port *p,
 			   geteuid() != NOBODY) {
 			_exit(102);
 		}
-		if (roce_open(&s, p->ip, netns != NULL))
+		if (roce_open(&s, p->ip, netns != NULL) ||
+		    (dev && setsockopt(s.fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
+				       strlen(dev))))
 			_exit(103);
 		if (roce_send(&s, v->ip, &w))
 			_exit(104);
@@ -320,14 +341,15 @@ static void attack_socket(const struct port *v, const struct port *p,
 	long long rx0 = counter(v, "rx_packets");
 	long long wp0 = counter(v, "rx_wrong_peer");
 	long long rx, wp;
-	char what[128];
+	char what[256];
 	int n;
 
 	n = inject(v, p, pr, region, netns);
 	snprintf(what, sizeof(what),
-		 "%s: %s sends a WRITE, an ACK and a NAK from %s", name,
+		 "%s: %s sends a WRITE, an ACK and a NAK from %s%s%s", name,
 		 netns ? "root in another namespace" : "an unprivileged process",
-		 p->ip);
+		 p->ip, region == A_BOUND ? " through " : "",
+		 region == A_BOUND ? p->ndev : "");
 	result(n > 0, what, "the attacker failed");
 	if (n <= 0)
 		return;
@@ -345,7 +367,7 @@ static void attack_qp(struct port *v, struct port *p, const struct pair *pr,
 {
 	struct ibv_qp *evil = qp_new(p);
 	long long wp0 = counter(v, "rx_wrong_peer"), wp;
-	uint8_t *src = p->buf + 3 * REGION;
+	uint8_t *src = p->buf + N_PAIRS * REGION;
 	struct ibv_wc wc;
 	bool ok;
 
@@ -373,7 +395,8 @@ static void traffic(struct port *v, struct port *p, const struct pair *pr,
 {
 	const char *name = attack_names[region];
 	uint8_t *vreg = v->buf + region * REGION;
-	uint8_t *prcv = p->buf + 3 * REGION + 128, *vrcv = v->buf + 3 * REGION;
+	uint8_t *prcv = p->buf + N_PAIRS * REGION + 128;
+	uint8_t *vrcv = v->buf + N_PAIRS * REGION;
 	uint8_t *psrc = p->buf + region * REGION;
 	struct ibv_sge rs = { (uintptr_t)vrcv, LEN, v->mr->lkey };
 	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &rs, .num_sge = 1 };
@@ -451,6 +474,7 @@ int main(int argc, char **argv)
 	}
 
 	attack_socket(&v, &p, &pr[A_SOCKET], A_SOCKET, NULL);
+	attack_socket(&v, &p, &pr[A_BOUND], A_BOUND, NULL);
 	if (argc == 6)
 		attack_socket(&v, &p, &pr[A_NETNS], A_NETNS, argv[5]);
 	else
