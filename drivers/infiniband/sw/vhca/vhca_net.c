@@ -124,7 +124,9 @@ bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
 {
 	const struct vhca_net_cb *cb = vhca_net_cb(skb);
 	const struct net_device *ndev;
+	struct vhca_dev *peer;
 	union ib_gid sgid, dgid;
+	struct vhca_net *vnet;
 
 	if (!path->sgid_attr)
 		return false;
@@ -137,9 +139,16 @@ bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
 	if (!skb->dev)
 		return false;
 	ndev = rdma_read_gid_attr_ndev_rcu(path->sgid_attr);
-	if (!IS_ERR(ndev) && skb->dev == ndev)
-		return true;
-	return (skb->dev->flags & IFF_LOOPBACK) && READ_ONCE(force_wire);
+	if (READ_ONCE(force_wire))
+		return skb->dev == ndev || (skb->dev->flags & IFF_LOOPBACK);
+	if (skb->dev != ndev)
+		return false;
+	/* A peer in this namespace delivers in the kernel, never by wire. */
+	vnet = READ_ONCE(to_vdev(path->sgid_attr->device)->net.vnet);
+	peer = vnet ? vhca_net_find_dev(vnet, &sgid) : NULL;
+	if (peer)
+		ib_device_put(&peer->ibdev);
+	return !peer;
 }
 
 enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
@@ -369,7 +378,7 @@ void vhca_net_detach(struct vhca_dev *vdev)
 		return;
 	mutex_lock(&vhca_nets_lock);
 	list_del_rcu(&vdev->net.node);
-	vdev->net.vnet = NULL;
+	WRITE_ONCE(vdev->net.vnet, NULL);
 	if (list_empty(&vnet->devs)) {
 		list_del_rcu(&vnet->list);
 		/*

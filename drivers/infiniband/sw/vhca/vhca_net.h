@@ -93,10 +93,12 @@ static inline struct vhca_net_cb *vhca_net_cb(struct sk_buff *skb)
  * The packet's source and destination IP addresses must be the path's
  * dgid and source GID, and it must have come either in the kernel from
  * QP @peer_qpn (vhca_net_xmit()'s local delivery, which knows the sending
- * QP), or from the wire through the netdev of the source GID (a datagram
- * of a local socket, whatever address it is bound to, comes through lo;
- * lo is accepted only while force_wire is set, which sends packets
- * between the ports of one namespace that way).  Under RCU.
+ * QP), or from the wire through the netdev of the source GID, from an
+ * address no vhca device of this namespace has: such a peer delivers in
+ * the kernel, and any local process can send from its address, through
+ * lo or (SO_BINDTODEVICE) out of the peer's netdev.  While force_wire is
+ * set, which sends the packets between the ports of one namespace through
+ * the stack, local addresses and lo are accepted.  Under RCU.
  *
  * Return: true if so.
  */
