@@ -213,12 +213,16 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * @skb: the packet, its payload at @off
  * @off: where the payload starts in @skb
  *
- * Softirq.  Takes rq_lock; the ACKs, NAKs and READ responses it builds are
- * sent after the lock is dropped.
+ * Softirq.  Takes rq_lock; the ACKs and NAKs it builds are sent after the
+ * lock is dropped.  A READ it accepts is answered by the QP's work item
+ * (vhca_resp_run()), and requests that come while READ responses are to
+ * go wait behind them (a reference to @skb is kept).
  */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  u8 opflags, struct sk_buff *skb, u32 off);
-/* Close the responder's message in progress (drops its MR reference). */
+bool vhca_resp_run(struct vhca_qp *qp);
+void vhca_resp_drop_held(struct vhca_qp *qp);
+/* Close the responder's message in progress. */
 void vhca_rmsg_close(struct vhca_rmsg *msg);
 
 /* vhca_db.c */

@@ -45,6 +45,14 @@
 /* rnr_retry that means "retry for ever". */
 #define VHCA_RNR_RETRY_INFINITE	7
 
+/*
+ * Responder: READ responses one pass of the QP's work item builds before
+ * it yields, and request packets held, in order, while READ responses
+ * are still to go (more are dropped: the requester sends them again).
+ */
+#define VHCA_RESP_READ_BUDGET	64
+#define VHCA_RESP_BACKLOG	256
+
 /* Doorbell: poll_budget's default, microseconds of watching an idle ring. */
 #define VHCA_POLL_BUDGET_US	20
 

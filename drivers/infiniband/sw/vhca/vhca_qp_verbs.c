@@ -44,6 +44,7 @@ static int vhca_engine_qp_init(struct vhca_qp *qp)
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
 	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->db.timer.function = vhca_db_timer;
+	skb_queue_head_init(&qp->resp.backlog);
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
 		return 0;
 	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), GFP_KERNEL);
@@ -63,6 +64,8 @@ static void vhca_engine_qp_fini(struct vhca_qp *qp)
 	cancel_work_sync(&qp->tx_work);
 	timer_shutdown_sync(&qp->req.rexmit_timer);
 	hrtimer_cancel(&qp->db.timer);
+	/* The timers queue no work for a dying QP: none runs any more. */
+	vhca_resp_drop_held(qp);
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	vhca_rmsg_close(&qp->resp.msg);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
