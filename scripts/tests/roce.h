@@ -3,10 +3,10 @@
  * RoCEv2 packet crafting for the test programs: build a packet from its
  * fields, compute its ICRC, send it from an ordinary UDP socket bound to
  * an address of this host (no privilege needed) or, with CAP_NET_ADMIN,
- * to any address (a spoofed source).  The wire format is that of
- * /work/shared/notes/roce/WIRE.md: BTH, then the extended headers the
- * fields ask for in their wire order (DETH, RETH, AETH, ImmDt), payload,
- * pad to 4 bytes, ICRC.
+ * to any address (a spoofed source).  The wire format is RoCEv2's (the
+ * IBTA's, as Linux's rdma_rxe speaks it): BTH, then the extended headers
+ * the fields ask for in their wire order (DETH, RETH, AETH, ImmDt),
+ * payload, pad to 4 bytes, ICRC.
  *
  *   struct roce_pkt p = { .opcode = ROCE_RC_WRITE_ONLY, .dqpn = qpn,
  *                         .psn = psn, .ackreq = true, .has_reth = true,
@@ -52,7 +52,7 @@
 				 ROCE_AETH_LEN + ROCE_IMM_LEN + 4096 + 3 + \
 				 ROCE_ICRC_LEN)
 
-/* Some opcodes (WIRE.md section 4). */
+/* Some opcodes: transport (RC 0x00, UD 0x60) plus operation. */
 enum {
 	ROCE_RC_SEND_ONLY		= 0x04,
 	ROCE_RC_SEND_ONLY_IMM		= 0x05,
