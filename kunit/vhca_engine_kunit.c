@@ -63,6 +63,13 @@ enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
 	return RDMA_NETWORK_IPV4;
 }
 
+/* The origin check: the source GID alone (the QPs have no sgid_attr). */
+bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
+		      u32 peer_qpn)
+{
+	return !memcmp(&engine_test_source_gid, &path->dgid, sizeof(path->dgid));
+}
+
 /*
  * The bare device has no GID table: the lingering QPs' lookup of their
  * source GID gets this entry (only the engine's code in this module calls

@@ -38,6 +38,12 @@ enum vhca_counter {
 	VHCA_CNT_UD_DROPS,
 	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
 	VHCA_CNT_LOCAL_RX_PACKETS,
+	/* Received and dropped (Documentation/engine.md, Receive checks). */
+	VHCA_CNT_RX_ICRC_ERRORS,
+	VHCA_CNT_RX_MALFORMED,		/* headers, lengths, wrong transport */
+	VHCA_CNT_RX_NO_QP,		/* a QP number no QP has */
+	VHCA_CNT_RX_WRONG_PEER,		/* not from the RC QP's peer */
+	VHCA_CNT_RX_OUT_OF_WINDOW,	/* RC requests past the expected PSN */
 	VHCA_NUM_COUNTERS
 };
 
@@ -78,8 +84,7 @@ struct vhca_dev {
 	struct xarray ghost_xa;		/* destroyed RC QPs lingering */
 	struct delayed_work ghost_gc;	/* frees the ghosts that expired */
 	atomic_t n_ghosts;
-	u32 mr_key;			/* key byte of the next MR */
-	u32 qp_next;			/* cyclic QP number allocation */
+	u8 mr_key;			/* key byte of the last MR */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp;
 	atomic64_t counters[VHCA_NUM_COUNTERS];
 	struct dentry *debugfs;

@@ -253,12 +253,15 @@ enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
  * vhca_ghost_rx() - a request for a QP number no QP has
  * @vdev: the device
  * @pkt: the parsed packet
- * @skb: the packet, for its source address
+ * @skb: the packet, for its origin (vhca_net_rx_from())
  *
  * A lingering QP of that number acknowledges a duplicate from its peer
- * again; anything else is ignored.  Under RCU, BHs off.
+ * again; anything else is ignored (counted in rx_wrong_peer when not
+ * from its peer).  Under RCU, BHs off.
+ *
+ * Return: true when a lingering QP has that number.
  */
-void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		   struct sk_buff *skb);
 
 #endif /* VHCA_ENGINE_H */

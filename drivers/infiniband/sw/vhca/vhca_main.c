@@ -174,7 +174,7 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	INIT_WORK(&vdev->unreg_work, vhca_unreg_work);
 	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
-	xa_init_flags(&vdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init(&vdev->qp_xa);
 	vhca_engine_dev_init(vdev);
 	vhca_debugfs_add(vdev);
 

@@ -7,6 +7,7 @@
  * payload between packets and MRs with the copy helpers at the end.
  */
 #include <linux/highmem.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -111,7 +112,12 @@ static int vhca_mr_alloc_key(struct vhca_dev *vdev, struct vhca_mr *mr)
 	xa_lock(&vdev->mr_xa);
 	err = __xa_alloc(&vdev->mr_xa, &index, NULL,
 			 XA_LIMIT(1, VHCA_MR_INDEX_MAX), GFP_KERNEL);
-	key = vdev->mr_key++;
+	/*
+	 * A random step of 1 to 255: the key byte cannot be guessed and is
+	 * not the previous registration's.
+	 */
+	vdev->mr_key += 1 + get_random_u32_below(255);
+	key = vdev->mr_key;
 	xa_unlock(&vdev->mr_xa);
 	if (err)
 		return err == -EBUSY ? -ENOMEM : err;

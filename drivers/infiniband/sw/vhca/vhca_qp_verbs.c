@@ -8,6 +8,7 @@
  * here too.
  */
 #include <linux/hrtimer.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <rdma/ib_user_verbs.h>
@@ -16,6 +17,11 @@
 #include "vhca_engine.h"
 
 #define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
+/*
+ * Random QP numbers tried before giving up: VHCA_MAX_QP QPs and
+ * VHCA_GHOSTS_MAX lingering ones hold at most 1/800 of the 2^24 numbers.
+ */
+#define VHCA_QPN_TRIES	16
 
 /*
  * The provider's kick: a post_send system call (process context) after
@@ -66,11 +72,16 @@ static void vhca_engine_qp_fini(struct vhca_qp *qp)
 	kvfree(qp->req.swqe);
 }
 
+/*
+ * QP1 for GSI; else a random number, so that no peer can guess it (the
+ * receive path finds a QP by number: vhca_engine_rx()), that neither a
+ * QP nor a lingering QP has.
+ */
 static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 			     enum ib_qp_type type)
 {
+	int tries, err = -EBUSY;
 	u32 qpn;
-	int err;
 
 	if (type == IB_QPT_GSI) {
 		err = xa_insert_irq(&vdev->qp_xa, 1, qp, GFP_KERNEL);
@@ -79,10 +90,13 @@ static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 		qp->ibqp.qp_num = 1;
 		return 0;
 	}
-	err = xa_alloc_cyclic_irq(&vdev->qp_xa, &qpn, qp,
-				  XA_LIMIT(VHCA_QPN_FIRST, IB_QPN_MASK),
-				  &vdev->qp_next, GFP_KERNEL);
-	if (err < 0)
+	for (tries = 0; tries < VHCA_QPN_TRIES && err == -EBUSY; tries++) {
+		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK);
+		if (xa_load(&vdev->ghost_xa, qpn))
+			continue;
+		err = xa_insert_irq(&vdev->qp_xa, qpn, qp, GFP_KERNEL);
+	}
+	if (err)
 		return err == -EBUSY ? -ENOMEM : err;
 	qp->ibqp.qp_num = qpn;
 	return 0;

@@ -495,6 +495,7 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	s32 diff = vhca_psn_diff(pkt->psn, qp->resp.psn);
 
 	if (diff > 0) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_OUT_OF_WINDOW]);
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			vhca_tx_queue_ack(qp,
