@@ -221,6 +221,7 @@ static int mode_rings(const char *dev, const char *dbg)
 	struct vhca_create_cq_resp drv;
 	long long cq0, bufs0, cq1, bufs1;
 	int n = 0, refused = 0, err = 0, i;
+	uint8_t seen = 0;
 	struct raw_ctx a;
 	uint32_t h;
 
@@ -258,8 +259,8 @@ static int mode_rings(const char *dev, const char *dbg)
 		    "their rings count as the context's user buffers",
 		    "%lld buffers, %lld before %d held", bufs1, bufs0, n);
 	for (i = 0; i < n; i++)
-		err |= held[i].p[0];
-	result(!err, "the rings of destroyed CQs stay mapped and readable");
+		seen |= held[i].p[0] | held[i].p[held[i].len - 1];
+	result(!seen, "the rings of destroyed CQs stay mapped, readable, zeroed");
 
 	for (i = 0; i < n; i++)
 		munmap((void *)held[i].p, held[i].len);
@@ -276,7 +277,12 @@ static int mode_rings(const char *dev, const char *dbg)
 	return ktap_exit_status();
 }
 
-/* A CQ's ring (1 MiB) charged to the caller's memory cgroup, then not. */
+/*
+ * A CQ's ring (1 MiB) charged to the caller's memory cgroup, then not: at
+ * least half of it either way, since the memory controller's per-CPU
+ * charge cache takes and keeps up to 64 pages at a time (uncharged,
+ * nothing of the ring is counted at all).
+ */
 static int mode_charge(const char *dev, const char *cg)
 {
 	struct vhca_create_cq_resp drv;
@@ -295,13 +301,13 @@ static int mode_charge(const char *dev, const char *cg)
 		return ktap_exit_status();
 	}
 	m1 = number(cg, "memory.current");
-	ktap_result(m1 - m0 >= (long long)drv.ring_size,
+	ktap_result(m1 - m0 >= (long long)drv.ring_size / 2,
 		    "its ring is charged to the memory cgroup",
 		    "%u bytes of ring, memory.current %lld -> %lld",
 		    drv.ring_size, m0, m1);
 	result(!destroy_cq(&a, h), "destroy the CQ");
 	m2 = number(cg, "memory.current");
-	ktap_result(m1 - m2 >= (long long)drv.ring_size,
+	ktap_result(m1 - m2 >= (long long)drv.ring_size / 2,
 		    "and uncharged when freed", "memory.current %lld -> %lld",
 		    m1, m2);
 	close(a.async_fd);
