@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
+#include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -98,6 +99,10 @@ static inline struct vhca_dev *to_vdev(struct ib_device *ibdev)
 /*
  * Coherent memory offered to one user context through mmap, freed by
  * mmap_free once the context has removed it and the last mapping is gone.
+ * The rings of a destroyed object keep its place in its kind's count
+ * (vhca_rings_release()) until the last of them is freed: owner is the
+ * ring that holds the count, holds (owner's) the object's rings not yet
+ * freed; a ring not of a destroyed object is its own owner.
  */
 struct vhca_mmap {
 	struct rdma_user_mmap_entry rdma;
@@ -106,13 +111,22 @@ struct vhca_mmap {
 	dma_addr_t dma;
 	size_t size;
 	bool writable;
+	struct vhca_mmap *owner;
+	refcount_t holds;
+	atomic_t *count;		/* owner: given back at the last free */
 };
 
+/*
+ * A user context.  quota bounds the coherent memory of its mappable
+ * buffers; the core frees the context only after the last mmap_free,
+ * so every buffer is uncharged before the quota goes.
+ */
 struct vhca_ucontext {
 	struct ib_ucontext ibuc;
 	struct vhca_mmap *db;		/* doorbell records, user read-write */
 	struct vhca_mmap *status;	/* status records, user read-only */
 	struct ida recs;		/* record indices in use */
+	struct vhca_coherent_quota quota;
 };
 
 static inline struct vhca_ucontext *to_vuctx(struct ib_ucontext *ibuc)

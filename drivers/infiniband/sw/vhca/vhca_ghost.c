@@ -111,19 +111,21 @@ static void vhca_ghost_gc(struct work_struct *work)
 
 /*
  * The QP is being destroyed, its engine stopped: leave a ghost when its
- * responder received anything.
+ * responder received anything.  A user QP's ghost is charged to the
+ * destroying process's memory cgroup.
  */
 void vhca_engine_qp_linger(struct vhca_qp *qp)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	unsigned long linger = msecs_to_jiffies(READ_ONCE(qp_linger_ms));
+	gfp_t gfp = qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	struct vhca_ghost *ghost, *old;
 	unsigned long flags;
 
 	if (!linger || qp->ibqp.qp_type != IB_QPT_RC ||
 	    atomic_inc_return(&vdev->n_ghosts) > VHCA_GHOSTS_MAX)
 		goto out;
-	ghost = kzalloc(sizeof(*ghost), GFP_KERNEL);
+	ghost = kzalloc(sizeof(*ghost), gfp);
 	if (!ghost)
 		goto out;
 	spin_lock_irqsave(&qp->rq_lock, flags);
@@ -142,7 +144,7 @@ void vhca_engine_qp_linger(struct vhca_qp *qp)
 		kfree(ghost);
 		goto out;
 	}
-	old = xa_store(&vdev->ghost_xa, qp->ibqp.qp_num, ghost, GFP_KERNEL);
+	old = xa_store(&vdev->ghost_xa, qp->ibqp.qp_num, ghost, gfp);
 	if (xa_is_err(old)) {
 		kfree(ghost);
 		goto out;

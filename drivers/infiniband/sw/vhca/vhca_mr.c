@@ -215,7 +215,8 @@ static int vhca_mr_map_pages(struct vhca_dev *vdev, struct vhca_mr *mr)
 	struct sg_page_iter piter;
 
 	/* The length is the user's: fail quietly, as -ENOMEM. */
-	mr->pages = kvcalloc(n, sizeof(*mr->pages), GFP_KERNEL | __GFP_NOWARN);
+	mr->pages = kvcalloc(n, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mr->pages) {
 		ibdev_dbg(&vdev->ibdev, "reg_mr: no memory for %zu pages\n", n);
 		return -ENOMEM;

@@ -47,7 +47,8 @@ static int vhca_engine_qp_init(struct vhca_qp *qp)
 	skb_queue_head_init(&qp->resp.backlog);
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
 		return 0;
-	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), GFP_KERNEL);
+	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe),
+				qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	return qp->req.swqe ? 0 : -ENOMEM;
 }
 
@@ -354,11 +355,10 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
 	vhca_engine_qp_fini(qp);
 	vhca_engine_qp_linger(qp);
-	vhca_qp_free_rings(vdev, qp);
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);
 	mutex_destroy(&qp->tx_mutex);
 	mutex_destroy(&qp->mutex);
-	atomic_dec(&vdev->n_qp);
+	vhca_rings_release(vdev, &vdev->n_qp, &qp->sq, &qp->rq);
 	return 0;
 }
 
