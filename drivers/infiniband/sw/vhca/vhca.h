@@ -38,6 +38,7 @@ enum vhca_counter {
 	VHCA_CNT_UD_DROPS,
 	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
 	VHCA_CNT_LOCAL_RX_PACKETS,
+	VHCA_CNT_ICRC_ERRORS,		/* wire packets dropped for their ICRC */
 	VHCA_NUM_COUNTERS
 };
 

@@ -147,6 +147,7 @@ static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb,
 	if (check_icrc &&
 	    vhca_pkt_icrc_check(skb_network_header(skb),
 				skb_transport_header(skb), skb->data, skb->len)) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_ICRC_ERRORS]);
 		kfree_skb(skb);
 		return;
 	}

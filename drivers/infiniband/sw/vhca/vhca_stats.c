@@ -21,6 +21,7 @@ static const struct rdma_stat_desc vhca_counter_descs[] = {
 	[VHCA_CNT_UD_DROPS].name = "ud_drops",
 	[VHCA_CNT_LOCAL_TX_PACKETS].name = "local_tx_packets",
 	[VHCA_CNT_LOCAL_RX_PACKETS].name = "local_rx_packets",
+	[VHCA_CNT_ICRC_ERRORS].name = "icrc_errors",
 };
 
 static_assert(ARRAY_SIZE(vhca_counter_descs) == VHCA_NUM_COUNTERS);
