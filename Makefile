@@ -21,7 +21,7 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 # debug builds never share object files.
 KSRC := Kbuild drivers include kunit
 
-.PHONY: all module module-debug provider provider-check tests deps demo \
+.PHONY: all module module-debug provider provider-check kbuild-check tests deps demo \
 	check check-quick bench sparse sparse-debug checkpatch install clean
 
 all: module provider tests
@@ -33,11 +33,15 @@ provider:
 provider-check:
 	$(MAKE) -C providers/vhca check
 
+# Host test of the top-level Kbuild: x86_64 only (Documentation/building.md).
+kbuild-check:
+	scripts/kbuild-check.sh
+
 # Test programs the guest scripts run (scripts/tests/*.c).
 TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
 tests: $(TEST_PROGS)
 
-$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h \
+$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h scripts/tests/roce.h \
 		include/uapi/rdma/vhca-abi.h
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -o $@ $< -lrdmacm -libverbs

@@ -170,8 +170,8 @@ static void vhca_coherent_user_path(struct kunit *test)
 	dma_addr_t dma1, dma2;
 	u8 *p1, *p2;
 
-	p1 = vhca_alloc_coherent_user(&t->vc, 64, GFP_KERNEL, &dma1);
-	p2 = vhca_alloc_coherent_user(&t->vc, 64, GFP_KERNEL, &dma2);
+	p1 = vhca_alloc_coherent_user(&t->vc, 64, GFP_KERNEL, &dma1, NULL);
+	p2 = vhca_alloc_coherent_user(&t->vc, 64, GFP_KERNEL, &dma2, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, p1);
 	KUNIT_ASSERT_NOT_NULL(test, p2);
 	KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(p1));
@@ -195,7 +195,7 @@ static void vhca_coherent_bad_sizes(struct kunit *test)
 
 	KUNIT_EXPECT_NULL(test, vhca_alloc_coherent(&t->vc, 0, GFP_KERNEL, &dma));
 	KUNIT_EXPECT_NULL(test, vhca_alloc_coherent_user(&t->vc, 0, GFP_KERNEL,
-							 &dma));
+							 &dma, NULL));
 	KUNIT_EXPECT_NULL(test, vhca_alloc_coherent(&t->vc,
 						    VHCA_COHERENT_MAX + 1,
 						    GFP_KERNEL, &dma));
@@ -321,13 +321,112 @@ static void vhca_coherent_leak_at_fini(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, vhca_alloc_coherent(&t->vc, 8192,
 							GFP_KERNEL, &dma));
 	KUNIT_ASSERT_NOT_NULL(test, vhca_alloc_coherent_user(&t->vc, 10,
-							     GFP_KERNEL, &dma));
+							     GFP_KERNEL, &dma,
+							     NULL));
 	t->fini_done = true;
 	KUNIT_EXPECT_EQ(test, vhca_coherent_fini(&t->vc), 3UL);
 	vhca_coherent_get_stats(&t->vc, &s);
 	KUNIT_EXPECT_EQ(test, s.outstanding, 0UL);
 	KUNIT_EXPECT_EQ(test, s.outstanding_bytes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, s.user_bufs, 0UL);
+	KUNIT_EXPECT_EQ(test, s.user_bytes, (size_t)0);
 	KUNIT_EXPECT_TRUE(test, hash_empty(t->vc.live));
+}
+
+/*
+ * User buffers count, page-rounded, against the device's quota and their
+ * own until freed; one past either is refused and counted, and leaves both
+ * as they were.  Kernel buffers are not charged.
+ */
+static void vhca_coherent_quota(struct kunit *test)
+{
+	struct vhca_coherent_test *t = test->priv;
+	struct vhca_coherent_quota q;
+	dma_addr_t dma[3], kdma;
+	void *p[3], *k;
+
+	vhca_coherent_quota_init(&q, 2, 3 * PAGE_SIZE);
+	p[0] = vhca_alloc_coherent_user(&t->vc, 10, GFP_KERNEL, &dma[0], &q);
+	p[1] = vhca_alloc_coherent_user(&t->vc, PAGE_SIZE + 1, GFP_KERNEL,
+					&dma[1], &q);
+	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	KUNIT_ASSERT_NOT_NULL(test, p[1]);
+	KUNIT_EXPECT_EQ(test, q.bufs, 2UL);
+	KUNIT_EXPECT_EQ(test, q.bytes, (size_t)3 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, stats_of(test).user_bufs, 2UL);
+	KUNIT_EXPECT_EQ(test, stats_of(test).user_bytes, (size_t)3 * PAGE_SIZE);
+
+	/* A third buffer: past the count, then (one freed) past the bytes. */
+	KUNIT_EXPECT_NULL(test, vhca_alloc_coherent_user(&t->vc, 1, GFP_KERNEL,
+							 &dma[2], &q));
+	vhca_free_coherent(&t->vc, 10, p[0], dma[0]);
+	KUNIT_EXPECT_EQ(test, q.bufs, 1UL);
+	KUNIT_EXPECT_EQ(test, q.bytes, (size_t)2 * PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, vhca_alloc_coherent_user(&t->vc,
+							 PAGE_SIZE + 1,
+							 GFP_KERNEL, &dma[2],
+							 &q));
+	KUNIT_EXPECT_EQ(test, stats_of(test).quota_refusals, 2UL);
+	KUNIT_EXPECT_EQ(test, q.bufs, 1UL);
+	KUNIT_EXPECT_EQ(test, q.bytes, (size_t)2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, stats_of(test).outstanding, 1UL);
+
+	/* Kernel buffers: never charged, never refused by a quota. */
+	k = vhca_alloc_coherent(&t->vc, 4 * PAGE_SIZE, GFP_KERNEL, &kdma);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_EXPECT_EQ(test, stats_of(test).user_bytes, (size_t)2 * PAGE_SIZE);
+
+	/* The device's quota binds every context together. */
+	vhca_coherent_quota_init(&t->vc.user, ULONG_MAX, 3 * PAGE_SIZE);
+	t->vc.user.bufs = 1;
+	t->vc.user.bytes = 2 * PAGE_SIZE;
+	KUNIT_EXPECT_NULL(test, vhca_alloc_coherent_user(&t->vc, PAGE_SIZE + 1,
+							 GFP_KERNEL, &dma[2],
+							 NULL));
+	p[2] = vhca_alloc_coherent_user(&t->vc, PAGE_SIZE, GFP_KERNEL, &dma[2],
+					NULL);
+	KUNIT_ASSERT_NOT_NULL(test, p[2]);
+	KUNIT_EXPECT_EQ(test, stats_of(test).quota_refusals, 3UL);
+	KUNIT_EXPECT_EQ(test, q.bufs, 1UL);
+
+	vhca_free_coherent(&t->vc, PAGE_SIZE, p[2], dma[2]);
+	vhca_free_coherent(&t->vc, PAGE_SIZE + 1, p[1], dma[1]);
+	vhca_free_coherent(&t->vc, 4 * PAGE_SIZE, k, kdma);
+	KUNIT_EXPECT_EQ(test, q.bufs, 0UL);
+	KUNIT_EXPECT_EQ(test, q.bytes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, stats_of(test).user_bufs, 0UL);
+	KUNIT_EXPECT_EQ(test, stats_of(test).user_bytes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, stats_of(test).bad_frees, 0UL);
+}
+
+/*
+ * vhca_mmap() maps a user buffer at PHYS_PFN(virt_to_phys()): on the
+ * architectures the module builds for (Kbuild), coherent memory is in the
+ * linear map, so that PFN is the buffer's own first page, and the pages
+ * after it are the rest of the buffer.
+ */
+static void vhca_coherent_user_pfn(struct kunit *test)
+{
+	struct vhca_coherent_test *t = test->priv;
+	size_t size = 3 * PAGE_SIZE;
+	unsigned long pfn, i;
+	dma_addr_t dma;
+	u8 *p;
+
+	p = vhca_alloc_coherent_user(&t->vc, size, GFP_KERNEL, &dma, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, virt_addr_valid(p));
+	KUNIT_EXPECT_TRUE(test, virt_addr_valid(p + size - 1));
+	pfn = PHYS_PFN(virt_to_phys(p));
+	for (i = 0; i < size / PAGE_SIZE; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, page_address(pfn_to_page(pfn + i)),
+				    (void *)(p + i * PAGE_SIZE));
+		p[i * PAGE_SIZE] = i + 1;
+		KUNIT_EXPECT_EQ(test,
+				*(u8 *)page_address(pfn_to_page(pfn + i)),
+				(u8)(i + 1));
+	}
+	vhca_free_coherent(&t->vc, size, p, dma);
 }
 
 /* Many mixed cycles end with nothing outstanding. */
@@ -363,6 +462,8 @@ static struct kunit_case vhca_coherent_cases[] = {
 	KUNIT_CASE(vhca_coherent_mismatched_free),
 	KUNIT_CASE(vhca_coherent_accounting),
 	KUNIT_CASE(vhca_coherent_leak_at_fini),
+	KUNIT_CASE(vhca_coherent_quota),
+	KUNIT_CASE(vhca_coherent_user_pfn),
 	KUNIT_CASE(vhca_coherent_cycles),
 	{}
 };

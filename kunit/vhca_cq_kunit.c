@@ -13,6 +13,7 @@
 #define vhca_ring_free vhca_cq_test_ring_free
 #define vhca_recs_alloc vhca_cq_test_recs_alloc
 #define vhca_recs_free vhca_cq_test_recs_free
+#define vhca_rings_release vhca_cq_test_rings_release
 
 #include "../drivers/infiniband/sw/vhca/vhca_cq.c"
 #include "../drivers/infiniband/sw/vhca/vhca_srq.c"
@@ -33,6 +34,14 @@ void vhca_cq_test_ring_free(struct vhca_dev *vdev, struct vhca_ring *ring)
 {
 	kvfree(ring->buf);
 	memset(ring, 0, sizeof(*ring));
+}
+
+/* Kernel objects only: the ring goes and the count with it. */
+void vhca_cq_test_rings_release(struct vhca_dev *vdev, atomic_t *count,
+				struct vhca_ring *ring, struct vhca_ring *ring2)
+{
+	vhca_cq_test_ring_free(vdev, ring);
+	atomic_dec(count);
 }
 
 int vhca_cq_test_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,

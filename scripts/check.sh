@@ -47,7 +47,7 @@ PAIRED=hosts
 # guests) come on top.
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
-	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60
+	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
 	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
 	[stock]=900 [pair]=120 [debug-a]=1000 [debug-b]=1000
 )
@@ -229,6 +229,13 @@ if t_selected host/provider; then
 	prc=$?
 	merge host/provider "$LOGS/provider.log"
 	[ $prc = 0 ] || result fail host/provider "exit $prc"
+fi
+# The top-level Kbuild refuses every kernel but x86_64, read dry.
+if t_selected host/kbuild; then
+	stage host/kbuild "$LOGS/kbuild.log" make -s kbuild-check
+	krc=$?
+	merge host/kbuild "$LOGS/kbuild.log"
+	[ $krc = 0 ] || result fail host/kbuild "exit $krc"
 fi
 
 # static: sparse over the module, checkpatch --strict over the tree.

@@ -12,7 +12,7 @@
 #   replay         real traffic captured on veth1, replayed with bit
 #                  flips, truncations and duplications
 #   netem-corrupt  netem corruption on vhca1's end under verified traffic:
-#                  vhca0's icrc_errors above 0 and at most the corrupted
+#                  vhca0's rx_icrc_errors above 0 and at most the corrupted
 #                  frames that reached veth0, every placed byte right
 #
 # FUZZ_SECS (the fuzzing time of each scenario) and FUZZ_SEED (the
@@ -58,7 +58,7 @@ storm() {
 	ports_two_ns
 	echo "# seed=$FUZZ_SEED (FUZZ_SEED=$FUZZ_SEED replays the input sequence)"
 	c0=$(coh outstanding)
-	i0=$(counter vhca0 icrc_errors)
+	i0=$(counter vhca0 rx_icrc_errors)
 	rm -f $T/info $T/stop
 	timeout "$(tmo $((FUZZ_SECS + 60)))" $PROG victim vhca0 "$G0" vhca1 "$G1" \
 		$T/info $T/stop $(($(tmo $FUZZ_SECS) + 120)) >$T/victim.out 2>&1 &
@@ -78,7 +78,7 @@ storm() {
 	check "the victim exits 0 (exit status $vc)" test $vc = 0
 	rdma statistic show link vhca0/1
 	check "vhca0 counted packets with a wrong ICRC" \
-		test "$(counter vhca0 icrc_errors)" -gt "$i0"
+		test "$(counter vhca0 rx_icrc_errors)" -gt "$i0"
 	check "vhca0's coherent buffers back to their count before the victim ($c0)" \
 		wait_for 10 coh_is "$c0"
 }
@@ -96,14 +96,14 @@ scenario replay replay $((FUZZ_SECS + 100))
 # netem corrupts one bit of the linear part of a packet (Ethernet, IP,
 # UDP headers and payload: vhca sends UDP checksum 0, so nothing but the
 # ICRC catches it).  Counted on veth0, the corrupted RoCEv2 frames that
-# arrived bound vhca0's icrc_errors from above; netem's own count of
+# arrived bound vhca0's rx_icrc_errors from above; netem's own count of
 # packets sent bounds them again.
 NETEM_CORRUPT=3%
 netem_corrupt() {
 	ports_two_ns
 	check "netem corrupt $NETEM_CORRUPT on veth1 (vhca1's end)" \
 		ip netns exec peer tc qdisc add dev veth1 root netem corrupt $NETEM_CORRUPT
-	i0=$(counter vhca0 icrc_errors)
+	i0=$(counter vhca0 rx_icrc_errors)
 	timeout "$(tmo $((FUZZ_SECS + 60)))" $PROG netem vhca0 "$G0" vhca1 "$G1" \
 		"$FUZZ_SECS" veth0 >$T/netem.out 2>&1
 	rc=$?
@@ -113,9 +113,9 @@ netem_corrupt() {
 	rdma statistic show link vhca0/1
 	bad=$(sed -n 's/^# corrupted=//p' $T/netem.out)
 	sentp=$(sed -n 's/^ Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' $T/qdisc)
-	icrc=$(($(counter vhca0 icrc_errors) - i0))
-	echo "# icrc_errors $icrc, corrupted RoCEv2 frames on veth0 ${bad:-?}, netem sent ${sentp:-?}"
-	check "vhca0's icrc_errors grew ($icrc)" test "$icrc" -gt 0
+	icrc=$(($(counter vhca0 rx_icrc_errors) - i0))
+	echo "# rx_icrc_errors $icrc, corrupted RoCEv2 frames on veth0 ${bad:-?}, netem sent ${sentp:-?}"
+	check "vhca0's rx_icrc_errors grew ($icrc)" test "$icrc" -gt 0
 	check "... by at most the corrupted frames that arrived (${bad:-?})" \
 		test "$icrc" -le "${bad:--1}"
 	check "... and at most the packets netem sent (${sentp:-?})" \

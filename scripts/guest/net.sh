@@ -300,4 +300,40 @@ rxe_port() {
 }
 scenario rxe-port rxe_port 60
 
+# Only an RC QP's peer may talk to it: vhca_peer attacks QP pairs
+# between two ports of this namespace, with the real QPN, rkey and PSN,
+# from an unprivileged UDP socket bound to the peer's address (its
+# datagrams arrive on lo), the same bound to veth1 (leaving by veth1,
+# arriving on veth0, the port's own netdev), from root in the namespace
+# evil with the peer's address spoofed (arriving on vethe0, not the
+# port's veth0; accept_local and rp_filter 0, local_pair's, let it
+# through), and from another QP of the peer's port (local delivery).
+# The victims' memory
+# stays as it was, rx_wrong_peer counts the packets, the pairs still work.
+wrong_peer() {
+	export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+	ports_one_ns
+	ip netns add evil
+	ip -b - <<EOF
+link add vethe0 type veth peer name vethe1 netns evil
+addr add 10.9.0.1/24 dev vethe0
+link set vethe0 up
+EOF
+	ip -n evil -b - <<EOF
+addr add 10.9.0.2/24 dev vethe1
+link set lo up
+link set vethe1 up
+route add 10.0.0.0/24 via 10.9.0.1
+EOF
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_peer vhca0 "$G0" vhca1 "$G1" \
+		/run/netns/evil >$T/peer 2>&1
+	rc=$?
+	relay vhca_peer $T/peer
+	check "vhca_peer exits 0" test $rc = 0
+	check "rdma statistic shows rx_wrong_peer" sh -c \
+		'rdma statistic show link vhca0/1 | grep -q rx_wrong_peer'
+	rdma statistic show link vhca0/1
+}
+scenario wrong-peer wrong_peer 60
+
 run_scenarios "$@"

@@ -3,11 +3,13 @@
 # Guest: verbs objects.  vhca_objects creates, modifies and destroys every
 # object type in a loop and checks the errnos of bad arguments; then the
 # kernel's view: rdma resource and rdma statistic, the MAD layer's GSI QP,
-# and coherent memory back to where it started (no growth over the cycles).
+# and coherent memory back to where it started (no growth over the cycles);
+# rings of destroyed objects kept mapped, and the memory cgroup's charge.
 . "$VHCA_TOP/scripts/guest/lib.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 OBJ=$VHCA_TOP/build/tests/vhca_objects
+CTX=$VHCA_TOP/build/tests/vhca_ctx
 # Cycles of vhca_objects, each creating, modifying and destroying every
 # object type: 500 on the stock kernel (about 25 s under TCG; 2000 until
 # 2026-12-01, whose last 1500 repeated what the first cycles show: an
@@ -76,5 +78,47 @@ cycles() {
 	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 }
 scenario cycles cycles 300
+
+# Rings of destroyed CQs that the process keeps mapped (vhca_ctx rings):
+# until unmapped they count as CQs and against the context's coherent
+# quota, lowered to 1 MiB here (about 250 one-page rings, under a second
+# on the stock kernel), so that creation is refused (ENOMEM) at the quota
+# rather than never; unmapped, they go and creation works again.
+rings() {
+	one_port
+	P=/sys/module/vhca/parameters/uctx_coherent_mb
+	old=$(cat $P)
+	echo 1 >$P
+	timeout "$(tmo 60)" "$CTX" rings vhca0 /sys/kernel/debug/vhca/vhca.0 \
+		>$T/rings 2>&1
+	rc=$?
+	echo "$old" >$P
+	relay rings $T/rings
+	check "vhca_ctx rings exits 0" test $rc = 0
+	check "no user buffer left" test "$(coherent 0 user_bufs)" = 0
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "rmmod vhca" rmmod vhca
+	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
+}
+scenario rings rings 60
+
+# A user ring is charged to the memory cgroup of its process (vhca_ctx
+# charge: a 1 MiB CQ ring in memory.current).  The debug kernel has no
+# memory cgroups.
+charge() {
+	one_port
+	CG=/sys/fs/cgroup
+	mountpoint -q $CG || mount -t cgroup2 none $CG
+	check "the memory controller is enabled below the root" sh -c \
+		"echo +memory >$CG/cgroup.subtree_control"
+	mkdir -p $CG/vhca-charge
+	timeout "$(tmo 60)" sh -c "echo \$\$ >$CG/vhca-charge/cgroup.procs &&
+		exec '$CTX' charge vhca0 $CG/vhca-charge" >$T/charge 2>&1
+	rc=$?
+	relay charge $T/charge
+	check "vhca_ctx charge exits 0" test $rc = 0
+	rmdir $CG/vhca-charge
+}
+scenario charge charge 60 stock
 
 run_scenarios "$@"

@@ -9,6 +9,12 @@
  *                            the device goes; expect DEVICE_FATAL, then
  *                            touch the (zapped) mappings
  *   vhca_ctx fatal DEV       the same through libibverbs and the provider
+ *   vhca_ctx rings DEV DIR   rings of destroyed CQs kept mapped: they count
+ *                            (debugfs DIR: objects, coherent) until
+ *                            unmapped, and creation is refused (ENOMEM)
+ *                            once they fill the context's quota
+ *   vhca_ctx charge DEV CG   a CQ ring is charged to the memory cgroup CG
+ *                            (a cgroup2 directory the process is in)
  *
  * Every check prints one KTAP result line (ktap.h); the exit status is the
  * number of failures.  The fatal modes print "READY" once set up.
@@ -121,6 +127,192 @@ static int map_fails(struct raw_ctx *ctx, uint64_t off, size_t len, int prot,
 		return 0;
 	}
 	return errno == err;
+}
+
+/* CREATE_CQ of cqe entries: 0, or -1 with errno. */
+static int create_cq(struct raw_ctx *ctx, uint32_t cqe, uint32_t *handle,
+		     struct vhca_create_cq_resp *drv)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_create_cq cmd;
+	} req = {};
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct vhca_create_cq_resp drv;
+	} resp = {};
+
+	req.hdr.command = IB_USER_VERBS_CMD_CREATE_CQ;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.cqe = cqe;
+	req.cmd.comp_channel = -1;
+	if (write(ctx->fd, &req, sizeof(req)) != sizeof(req))
+		return -1;
+	*handle = resp.core.cq_handle;
+	*drv = resp.drv;
+	return 0;
+}
+
+static int destroy_cq(struct raw_ctx *ctx, uint32_t handle)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_destroy_cq cmd;
+	} req = {};
+	struct ib_uverbs_destroy_cq_resp resp;
+
+	req.hdr.command = IB_USER_VERBS_CMD_DESTROY_CQ;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.cq_handle = handle;
+	return write(ctx->fd, &req, sizeof(req)) == sizeof(req) ? 0 : -1;
+}
+
+/* The number after "NAME " in the file DIR/FILE, or -1. */
+static long long field(const char *dir, const char *file, const char *name)
+{
+	char path[512], key[64];
+	long long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/* A whole-file number (cgroup2's memory.current), or -1. */
+static long long number(const char *dir, const char *file)
+{
+	char path[512];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Rings of destroyed CQs kept mapped, at most this many tries. */
+#define RINGS_MAX	4096
+
+struct held_ring {
+	volatile uint8_t *p;
+	size_t len;
+};
+
+static int mode_rings(const char *dev, const char *dbg)
+{
+	static struct held_ring held[RINGS_MAX];
+	long pg = sysconf(_SC_PAGESIZE);
+	struct vhca_create_cq_resp drv;
+	long long cq0, bufs0, cq1, bufs1;
+	int n = 0, refused = 0, err = 0, i;
+	uint8_t seen = 0;
+	struct raw_ctx a;
+	uint32_t h;
+
+	if (open_raw(dev, &a)) {
+		result(0, "open a raw context");
+		return ktap_exit_status();
+	}
+	cq0 = field(dbg, "objects", "cq");
+	bufs0 = field(dbg, "coherent", "user_bufs");
+	result(cq0 >= 0 && bufs0 >= 2, "debugfs shows the CQ and user buffer counts");
+
+	while (n < RINGS_MAX) {
+		if (create_cq(&a, 1, &h, &drv)) {
+			refused = 1;
+			err = errno;
+			break;
+		}
+		held[n].len = (drv.ring_size + pg - 1) / pg * pg;
+		held[n].p = mmap(NULL, held[n].len, PROT_READ, MAP_SHARED, a.fd,
+				 drv.mmap_offset);
+		if (held[n].p == MAP_FAILED || destroy_cq(&a, h)) {
+			result(0, "create, map and destroy a CQ");
+			return ktap_exit_status();
+		}
+		n++;
+	}
+	ktap_result(refused && err == ENOMEM,
+		    "creation is refused (ENOMEM) with destroyed CQs' rings mapped",
+		    "after %d CQs: %s", n, refused ? strerror(err) : "never refused");
+	cq1 = field(dbg, "objects", "cq");
+	bufs1 = field(dbg, "coherent", "user_bufs");
+	ktap_result(cq1 == cq0 + n, "destroyed CQs still mapped count as CQs",
+		    "%lld CQs, %lld before %d held", cq1, cq0, n);
+	ktap_result(bufs1 == bufs0 + n,
+		    "their rings count as the context's user buffers",
+		    "%lld buffers, %lld before %d held", bufs1, bufs0, n);
+	for (i = 0; i < n; i++)
+		seen |= held[i].p[0] | held[i].p[held[i].len - 1];
+	result(!seen, "the rings of destroyed CQs stay mapped, readable, zeroed");
+
+	for (i = 0; i < n; i++)
+		munmap((void *)held[i].p, held[i].len);
+	ktap_result(field(dbg, "objects", "cq") == cq0,
+		    "unmapped, they are gone from the CQ count", "%lld CQs",
+		    field(dbg, "objects", "cq"));
+	ktap_result(field(dbg, "coherent", "user_bufs") == bufs0,
+		    "and from the user buffers", "%lld buffers",
+		    field(dbg, "coherent", "user_bufs"));
+	result(!create_cq(&a, 1, &h, &drv) && !destroy_cq(&a, h),
+	       "a CQ can be created again once they are unmapped");
+	close(a.async_fd);
+	close(a.fd);
+	return ktap_exit_status();
+}
+
+/*
+ * A CQ's ring (1 MiB) charged to the caller's memory cgroup, then not: at
+ * least half of it either way, since the memory controller's per-CPU
+ * charge cache takes and keeps up to 64 pages at a time (uncharged,
+ * nothing of the ring is counted at all).
+ */
+static int mode_charge(const char *dev, const char *cg)
+{
+	struct vhca_create_cq_resp drv;
+	long long m0, m1, m2;
+	struct raw_ctx a;
+	uint32_t h;
+
+	if (open_raw(dev, &a)) {
+		result(0, "open a raw context");
+		return ktap_exit_status();
+	}
+	m0 = number(cg, "memory.current");
+	result(m0 > 0, "the process's memory cgroup counts memory.current");
+	if (create_cq(&a, 32768, &h, &drv)) {
+		result(0, "create a CQ of 32768 entries");
+		return ktap_exit_status();
+	}
+	m1 = number(cg, "memory.current");
+	ktap_result(m1 - m0 >= (long long)drv.ring_size / 2,
+		    "its ring is charged to the memory cgroup",
+		    "%u bytes of ring, memory.current %lld -> %lld",
+		    drv.ring_size, m0, m1);
+	result(!destroy_cq(&a, h), "destroy the CQ");
+	m2 = number(cg, "memory.current");
+	ktap_result(m1 - m2 >= (long long)drv.ring_size / 2,
+		    "and uncharged when freed", "memory.current %lld -> %lld",
+		    m1, m2);
+	close(a.async_fd);
+	close(a.fd);
+	return ktap_exit_status();
 }
 
 static int mode_mmap(const char *dev)
@@ -275,14 +467,20 @@ static int mode_fatal(const char *dev)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3)
+	if (argc == 3 || argc == 4)
 		ktap_header();
+	if (argc == 4 && !strcmp(argv[1], "rings"))
+		return mode_rings(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "charge"))
+		return mode_charge(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "mmap"))
 		return mode_mmap(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fatal-raw"))
 		return mode_fatal_raw(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fatal"))
 		return mode_fatal(argv[2]);
-	fprintf(stderr, "usage: %s mmap|fatal-raw|fatal DEVICE\n", argv[0]);
+	fprintf(stderr,
+		"usage: %s mmap|fatal-raw|fatal DEVICE | rings DEVICE DEBUGFS | charge DEVICE CGROUP\n",
+		argv[0]);
 	return 2;
 }

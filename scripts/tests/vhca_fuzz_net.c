@@ -39,7 +39,7 @@
  * netem runs the verified traffic of the protected pairs for SECS while
  * it counts the RoCEv2 frames arriving on IFNAME whose ICRC is wrong
  * (the frames netem corrupted that reached the victim), and prints
- * "# corrupted=N" for the script to compare with vhca's icrc_errors.
+ * "# corrupted=N" for the script to compare with vhca's rx_icrc_errors.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
+#include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -38,7 +39,12 @@ enum vhca_counter {
 	VHCA_CNT_UD_DROPS,
 	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
 	VHCA_CNT_LOCAL_RX_PACKETS,
-	VHCA_CNT_ICRC_ERRORS,		/* wire packets dropped for their ICRC */
+	/* Received and dropped (Documentation/engine.md, Receive checks). */
+	VHCA_CNT_RX_ICRC_ERRORS,
+	VHCA_CNT_RX_MALFORMED,		/* headers, lengths, wrong transport */
+	VHCA_CNT_RX_NO_QP,		/* a QP number no QP has */
+	VHCA_CNT_RX_WRONG_PEER,		/* not from the RC QP's peer */
+	VHCA_CNT_RX_OUT_OF_WINDOW,	/* RC requests past the expected PSN */
 	VHCA_NUM_COUNTERS
 };
 
@@ -79,8 +85,7 @@ struct vhca_dev {
 	struct xarray ghost_xa;		/* destroyed RC QPs lingering */
 	struct delayed_work ghost_gc;	/* frees the ghosts that expired */
 	atomic_t n_ghosts;
-	u32 mr_key;			/* key byte of the next MR */
-	u32 qp_next;			/* cyclic QP number allocation */
+	u8 mr_key;			/* key byte of the last MR */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp;
 	atomic64_t counters[VHCA_NUM_COUNTERS];
 	struct dentry *debugfs;
@@ -94,6 +99,10 @@ static inline struct vhca_dev *to_vdev(struct ib_device *ibdev)
 /*
  * Coherent memory offered to one user context through mmap, freed by
  * mmap_free once the context has removed it and the last mapping is gone.
+ * The rings of a destroyed object keep its place in its kind's count
+ * (vhca_rings_release()) until the last of them is freed: owner is the
+ * ring that holds the count, holds (owner's) the object's rings not yet
+ * freed; a ring not of a destroyed object is its own owner.
  */
 struct vhca_mmap {
 	struct rdma_user_mmap_entry rdma;
@@ -102,13 +111,22 @@ struct vhca_mmap {
 	dma_addr_t dma;
 	size_t size;
 	bool writable;
+	struct vhca_mmap *owner;
+	refcount_t holds;
+	atomic_t *count;		/* owner: given back at the last free */
 };
 
+/*
+ * A user context.  quota bounds the coherent memory of its mappable
+ * buffers; the core frees the context only after the last mmap_free,
+ * so every buffer is uncharged before the quota goes.
+ */
 struct vhca_ucontext {
 	struct ib_ucontext ibuc;
 	struct vhca_mmap *db;		/* doorbell records, user read-write */
 	struct vhca_mmap *status;	/* status records, user read-only */
 	struct ida recs;		/* record indices in use */
+	struct vhca_coherent_quota quota;
 };
 
 static inline struct vhca_ucontext *to_vuctx(struct ib_ucontext *ibuc)

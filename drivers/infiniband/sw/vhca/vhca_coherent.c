@@ -21,7 +21,69 @@ struct vhca_coherent_buf {
 	dma_addr_t dma;
 	size_t size;
 	int bucket;
+	bool user;			/* charged to vc->user */
+	struct vhca_coherent_quota *quota;	/* and to this one, if any */
 };
+
+void vhca_coherent_quota_init(struct vhca_coherent_quota *quota,
+			      unsigned long max_bufs, size_t max_bytes)
+{
+	quota->bufs = 0;
+	quota->bytes = 0;
+	quota->max_bufs = max_bufs;
+	quota->max_bytes = max_bytes;
+}
+
+static bool vhca_quota_fits(const struct vhca_coherent_quota *quota,
+			    size_t bytes)
+{
+	return !quota || (quota->bufs < quota->max_bufs &&
+			  bytes <= quota->max_bytes - quota->bytes);
+}
+
+static void vhca_quota_charge(struct vhca_coherent_quota *quota,
+			      size_t bytes)
+{
+	if (quota) {
+		quota->bufs++;
+		quota->bytes += bytes;
+	}
+}
+
+static void vhca_quota_uncharge(struct vhca_coherent_quota *quota,
+				size_t bytes)
+{
+	if (quota) {
+		quota->bufs--;
+		quota->bytes -= bytes;
+	}
+}
+
+/*
+ * Charge a user buffer of bytes (page-rounded) to the device's quota and
+ * to quota, both or neither.  Under vc->lock.
+ */
+static bool vhca_user_charge(struct vhca_coherent *vc,
+			     struct vhca_coherent_quota *quota, size_t bytes)
+{
+	if (!vhca_quota_fits(&vc->user, bytes) ||
+	    !vhca_quota_fits(quota, bytes)) {
+		vc->stats.quota_refusals++;
+		return false;
+	}
+	vhca_quota_charge(&vc->user, bytes);
+	vhca_quota_charge(quota, bytes);
+	return true;
+}
+
+static void vhca_user_uncharge(struct vhca_coherent *vc,
+			       struct vhca_coherent_buf *buf)
+{
+	if (buf->user) {
+		vhca_quota_uncharge(&vc->user, PAGE_ALIGN(buf->size));
+		vhca_quota_uncharge(buf->quota, PAGE_ALIGN(buf->size));
+	}
+}
 
 static int vhca_bucket(size_t size)
 {
@@ -41,6 +103,7 @@ int vhca_coherent_init(struct vhca_coherent *vc, struct device *dev)
 	spin_lock_init(&vc->lock);
 	hash_init(vc->live);
 	memset(&vc->stats, 0, sizeof(vc->stats));
+	vhca_coherent_quota_init(&vc->user, ULONG_MAX, SIZE_MAX);
 
 	for (i = 0; i < VHCA_POOL_BUCKETS; i++) {
 		size_t bsize = 1UL << (VHCA_POOL_MIN_SHIFT + i);
@@ -103,6 +166,9 @@ unsigned long vhca_coherent_fini(struct vhca_coherent *vc)
 	}
 	vc->stats.outstanding = 0;
 	vc->stats.outstanding_bytes = 0;
+	/* The quotas of the leaked buffers' contexts may be gone: not these. */
+	vc->user.bufs = 0;
+	vc->user.bytes = 0;
 
 	for (i = 0; i < VHCA_POOL_BUCKETS; i++) {
 		dma_pool_destroy(vc->pool[i]);
@@ -111,11 +177,18 @@ unsigned long vhca_coherent_fini(struct vhca_coherent *vc)
 	return leaked;
 }
 
+/*
+ * user: a buffer for a process, charged to vc->user and to quota (if any)
+ * before it is allocated, so that concurrent allocations cannot overrun
+ * the quotas together.
+ */
 static void *vhca_alloc(struct vhca_coherent *vc, size_t size, gfp_t gfp,
-			dma_addr_t *dma, bool user)
+			dma_addr_t *dma, bool user,
+			struct vhca_coherent_quota *quota)
 {
 	struct vhca_coherent_buf *buf;
 	unsigned long flags;
+	bool charged;
 	void *addr;
 
 	if (!size || size > VHCA_COHERENT_MAX)
@@ -126,6 +199,17 @@ static void *vhca_alloc(struct vhca_coherent *vc, size_t size, gfp_t gfp,
 		return NULL;
 
 	buf->size = size;
+	buf->user = user;
+	buf->quota = quota;
+	if (user) {
+		spin_lock_irqsave(&vc->lock, flags);
+		charged = vhca_user_charge(vc, quota, PAGE_ALIGN(size));
+		spin_unlock_irqrestore(&vc->lock, flags);
+		if (!charged) {
+			kfree(buf);
+			return NULL;
+		}
+	}
 	buf->bucket = user ? -1 : vhca_bucket(size);
 	if (buf->bucket >= 0)
 		addr = dma_pool_zalloc(vc->pool[buf->bucket], gfp, &buf->dma);
@@ -133,6 +217,9 @@ static void *vhca_alloc(struct vhca_coherent *vc, size_t size, gfp_t gfp,
 		addr = dma_alloc_coherent(vc->dev, PAGE_ALIGN(size), &buf->dma,
 					  gfp);
 	if (!addr) {
+		spin_lock_irqsave(&vc->lock, flags);
+		vhca_user_uncharge(vc, buf);
+		spin_unlock_irqrestore(&vc->lock, flags);
 		kfree(buf);
 		return NULL;
 	}
@@ -161,17 +248,24 @@ static void *vhca_alloc(struct vhca_coherent *vc, size_t size, gfp_t gfp,
 void *vhca_alloc_coherent(struct vhca_coherent *vc, size_t size, gfp_t gfp,
 			  dma_addr_t *dma)
 {
-	return vhca_alloc(vc, size, gfp, dma, false);
+	return vhca_alloc(vc, size, gfp, dma, false, NULL);
 }
 
 /*
  * Allocate a zeroed, page-rounded, page-aligned buffer that may be mapped
- * into a process: never from a pool, whose blocks share pages.
+ * into a process: never from a pool, whose blocks share pages.  It counts
+ * against the device's user quota and against quota (NULL: none) until it
+ * is freed; NULL when either would be exceeded.  With __GFP_ACCOUNT in
+ * gfp, the pages are charged to the caller's memory cgroup where
+ * dma_alloc_coherent() takes them from the page allocator (dma-direct
+ * without a CMA area, as on x86_64 distribution kernels); pages from CMA,
+ * swiotlb or the atomic pools are not charged.
  */
 void *vhca_alloc_coherent_user(struct vhca_coherent *vc, size_t size,
-			       gfp_t gfp, dma_addr_t *dma)
+			       gfp_t gfp, dma_addr_t *dma,
+			       struct vhca_coherent_quota *quota)
 {
-	return vhca_alloc(vc, size, gfp, dma, true);
+	return vhca_alloc(vc, size, gfp, dma, true, quota);
 }
 
 /*
@@ -217,6 +311,7 @@ void vhca_free_coherent(struct vhca_coherent *vc, size_t size, void *cpu_addr,
 	hash_del(&found->node);
 	vc->stats.outstanding--;
 	vc->stats.outstanding_bytes -= size;
+	vhca_user_uncharge(vc, found);
 	spin_unlock_irqrestore(&vc->lock, flags);
 
 	vhca_release_buf(vc, found);
@@ -229,5 +324,7 @@ void vhca_coherent_get_stats(struct vhca_coherent *vc,
 
 	spin_lock_irqsave(&vc->lock, flags);
 	*stats = vc->stats;
+	stats->user_bufs = vc->user.bufs;
+	stats->user_bytes = vc->user.bytes;
 	spin_unlock_irqrestore(&vc->lock, flags);
 }

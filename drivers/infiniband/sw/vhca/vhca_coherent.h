@@ -27,6 +27,20 @@ struct vhca_coherent_stats {
 	unsigned long pool_allocs;	/* buffers ever taken from a pool */
 	unsigned long coherent_allocs;	/* ... from dma_alloc_coherent() */
 	unsigned long bad_frees;	/* refused frees */
+	unsigned long user_bufs;	/* live user buffers (mappable) */
+	size_t user_bytes;		/* their page-rounded sizes, summed */
+	unsigned long quota_refusals;	/* user allocations past a quota */
+};
+
+/*
+ * A bound on user buffers (vhca_alloc_coherent_user()): how many may be
+ * live and how many bytes (page-rounded) they may take.  Changed under
+ * the lock of the vhca_coherent the buffers come from; a quota must
+ * outlive the buffers charged to it.
+ */
+struct vhca_coherent_quota {
+	unsigned long bufs, max_bufs;
+	size_t bytes, max_bytes;
 };
 
 struct vhca_coherent {
@@ -35,15 +49,19 @@ struct vhca_coherent {
 	spinlock_t lock;		/* protects live and stats */
 	DECLARE_HASHTABLE(live, 7);
 	struct vhca_coherent_stats stats;
+	struct vhca_coherent_quota user;	/* all user buffers */
 };
 
 int vhca_coherent_init(struct vhca_coherent *vc, struct device *dev);
+void vhca_coherent_quota_init(struct vhca_coherent_quota *quota,
+			      unsigned long max_bufs, size_t max_bytes);
 unsigned long vhca_coherent_fini(struct vhca_coherent *vc);
 
 void *vhca_alloc_coherent(struct vhca_coherent *vc, size_t size, gfp_t gfp,
 			  dma_addr_t *dma);
 void *vhca_alloc_coherent_user(struct vhca_coherent *vc, size_t size,
-			       gfp_t gfp, dma_addr_t *dma);
+			       gfp_t gfp, dma_addr_t *dma,
+			       struct vhca_coherent_quota *quota);
 void vhca_free_coherent(struct vhca_coherent *vc, size_t size, void *cpu_addr,
 			dma_addr_t dma);
 void vhca_coherent_get_stats(struct vhca_coherent *vc,

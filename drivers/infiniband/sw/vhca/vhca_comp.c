@@ -42,7 +42,7 @@ void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
-	    vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
+	    qp->req.swqe && vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
 		vhca_comp_wqe(qp, status);
 		done = true;
 	}
@@ -215,8 +215,8 @@ static void vhca_comp_rnr_nak(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (qp->req.rnr_left != VHCA_RNR_RETRY_INFINITE)
 		qp->req.rnr_left--;
 	atomic64_inc(&vdev->counters[VHCA_CNT_RNR_NAKS]);
-	if (vhca_req_busy(qp))
-		vhca_req_rewind(qp, pkt->psn);
+	vhca_req_rewind(qp, pkt->psn);
+	qp->req.rnr_wait = true;
 	mod_timer(&qp->req.rexmit_timer, jiffies +
 		  vhca_rnr_delay(pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK));
 }
@@ -246,6 +246,10 @@ static bool vhca_comp_aeth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		       (pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK) ==
 		       VHCA_NAK_PSN_SEQ_ERR;
 
+	/* A NAK is for a request not yet acknowledged, or stale. */
+	if (type != VHCA_AETH_ACK &&
+	    vhca_psn_before(pkt->psn, qp->comp.acked_psn))
+		return false;
 	if (type != VHCA_AETH_ACK && type != VHCA_AETH_RNR_NAK && !seq_nak) {
 		/* The peer refused the oldest request outright. */
 		if (vhca_req_busy(qp))
@@ -308,7 +312,13 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	bool progress;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+	/*
+	 * A response is for a request sent and not yet completed: with
+	 * nothing outstanding (a QP without a send queue included), or for
+	 * a PSN never sent, it is unsolicited and dropped.
+	 */
+	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
+	    !vhca_req_busy(qp) || !vhca_psn_before(pkt->psn, qp->req.psn)) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}

@@ -141,8 +141,8 @@ int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct vhca_cq *cq = to_vcq(ibcq);
 
 	kvfree(cq->qps);
-	vhca_queue_free(vdev, cq->uctx, &cq->ring, &cq->recs);
-	atomic_dec(&vdev->n_cq);
+	vhca_recs_free(vdev, cq->uctx, &cq->recs);
+	vhca_rings_release(vdev, &vdev->n_cq, &cq->ring, NULL);
 	return 0;
 }
 

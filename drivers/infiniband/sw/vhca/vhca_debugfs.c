@@ -21,6 +21,9 @@ static int vhca_coherent_show(struct seq_file *s, void *unused)
 	seq_printf(s, "pool_allocs %lu\n", st.pool_allocs);
 	seq_printf(s, "coherent_allocs %lu\n", st.coherent_allocs);
 	seq_printf(s, "bad_frees %lu\n", st.bad_frees);
+	seq_printf(s, "user_bufs %lu\n", st.user_bufs);
+	seq_printf(s, "user_bytes %zu\n", st.user_bytes);
+	seq_printf(s, "quota_refusals %lu\n", st.quota_refusals);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vhca_coherent);

@@ -213,12 +213,16 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * @skb: the packet, its payload at @off
  * @off: where the payload starts in @skb
  *
- * Softirq.  Takes rq_lock; the ACKs, NAKs and READ responses it builds are
- * sent after the lock is dropped.
+ * Softirq.  Takes rq_lock; the ACKs and NAKs it builds are sent after the
+ * lock is dropped.  A READ it accepts is answered by the QP's work item
+ * (vhca_resp_run()), and requests that come while READ responses are to
+ * go wait behind them (a reference to @skb is kept).
  */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  u8 opflags, struct sk_buff *skb, u32 off);
-/* Close the responder's message in progress (drops its MR reference). */
+bool vhca_resp_run(struct vhca_qp *qp);
+void vhca_resp_drop_held(struct vhca_qp *qp);
+/* Close the responder's message in progress. */
 void vhca_rmsg_close(struct vhca_rmsg *msg);
 
 /* vhca_db.c */
@@ -249,12 +253,15 @@ enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
  * vhca_ghost_rx() - a request for a QP number no QP has
  * @vdev: the device
  * @pkt: the parsed packet
- * @skb: the packet, for its source address
+ * @skb: the packet, for its origin (vhca_net_rx_from())
  *
  * A lingering QP of that number acknowledges a duplicate from its peer
- * again; anything else is ignored.  Under RCU, BHs off.
+ * again; anything else is ignored (counted in rx_wrong_peer when not
+ * from its peer).  Under RCU, BHs off.
+ *
+ * Return: true when a lingering QP has that number.
  */
-void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		   struct sk_buff *skb);
 
 #endif /* VHCA_ENGINE_H */

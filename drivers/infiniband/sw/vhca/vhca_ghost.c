@@ -20,7 +20,8 @@
  * error; the ghost acknowledges it again, as TCP's TIME-WAIT does for a
  * last ACK.  Only such duplicates, from the QP's own peer, are answered: a
  * request the QP never received, a READ or anything else is dropped as for
- * any unknown QP number (QP numbers are allocated cyclically, 16M of them).
+ * any unknown QP number (QP numbers are random among 16M, and a new QP
+ * never takes a lingering one's).
  */
 struct vhca_ghost {
 	struct rcu_head rcu;
@@ -37,8 +38,7 @@ module_param(qp_linger_ms, uint, 0644);
 MODULE_PARM_DESC(qp_linger_ms,
 		 "Milliseconds a destroyed RC QP still acknowledges its peer's retransmissions of requests it received (0: not at all; default 5000)");
 
-/* Under RCU, BHs off: a request for a QP number no QP has. */
-void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		   struct sk_buff *skb)
 {
 	struct vhca_ghost *ghost;
@@ -47,34 +47,37 @@ void vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 	};
 	struct ib_global_route grh;
-	union ib_gid sgid, dgid;
 	struct sk_buff *out;
 	void *payload;
 
-	/* SEND and WRITE requests only (RC opcodes below READ's). */
-	if (pkt->opcode >= IB_OPCODE_RC_RDMA_READ_REQUEST)
-		return;
 	ghost = xa_load(&vdev->ghost_xa, pkt->dqpn);
-	if (!ghost || time_after(jiffies, ghost->expires) ||
-	    vhca_psn_diff(pkt->psn, ghost->resp_psn) >= 0)
-		return;
-	vhca_net_rx_gids(skb, &sgid, &dgid);
-	if (memcmp(&sgid, &ghost->grh.dgid, sizeof(sgid)))
-		return;
-	ack.dqpn = ghost->dest_qpn;
-	ack.psn = vhca_psn_add(ghost->resp_psn, -1);
-	ack.aeth_msn = ghost->resp_msn;
+	if (!ghost || time_after(jiffies, ghost->expires))
+		return false;
 	grh = ghost->grh;
 	grh.sgid_attr = rdma_get_gid_attr(&vdev->ibdev, VHCA_PORT,
 					  grh.sgid_index);
 	if (IS_ERR(grh.sgid_attr))
-		return;
+		return true;
+	if (!vhca_net_rx_from(skb, &grh, ghost->dest_qpn)) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_WRONG_PEER]);
+		goto out;
+	}
+	/* SEND and WRITE requests only (RC opcodes below READ's). */
+	if (pkt->opcode >= IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	    vhca_psn_diff(pkt->psn, ghost->resp_psn) >= 0)
+		goto out;
+	ack.dqpn = ghost->dest_qpn;
+	ack.psn = vhca_psn_add(ghost->resp_psn, -1);
+	ack.aeth_msn = ghost->resp_msn;
 	out = vhca_tx_build(vdev, &ack, &payload);
 	if (!IS_ERR(out)) {
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
+		vhca_net_cb(out)->src_qpn = pkt->dqpn;
 		vhca_net_xmit(vdev, &grh, ghost->sport, out);
 	}
+out:
 	rdma_put_gid_attr(grh.sgid_attr);
+	return true;
 }
 
 static void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn)
@@ -108,19 +111,21 @@ static void vhca_ghost_gc(struct work_struct *work)
 
 /*
  * The QP is being destroyed, its engine stopped: leave a ghost when its
- * responder received anything.
+ * responder received anything.  A user QP's ghost is charged to the
+ * destroying process's memory cgroup.
  */
 void vhca_engine_qp_linger(struct vhca_qp *qp)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	unsigned long linger = msecs_to_jiffies(READ_ONCE(qp_linger_ms));
+	gfp_t gfp = qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	struct vhca_ghost *ghost, *old;
 	unsigned long flags;
 
 	if (!linger || qp->ibqp.qp_type != IB_QPT_RC ||
 	    atomic_inc_return(&vdev->n_ghosts) > VHCA_GHOSTS_MAX)
 		goto out;
-	ghost = kzalloc(sizeof(*ghost), GFP_KERNEL);
+	ghost = kzalloc(sizeof(*ghost), gfp);
 	if (!ghost)
 		goto out;
 	spin_lock_irqsave(&qp->rq_lock, flags);
@@ -139,7 +144,7 @@ void vhca_engine_qp_linger(struct vhca_qp *qp)
 		kfree(ghost);
 		goto out;
 	}
-	old = xa_store(&vdev->ghost_xa, qp->ibqp.qp_num, ghost, GFP_KERNEL);
+	old = xa_store(&vdev->ghost_xa, qp->ibqp.qp_num, ghost, gfp);
 	if (xa_is_err(old)) {
 		kfree(ghost);
 		goto out;

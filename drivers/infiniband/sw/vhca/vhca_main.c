@@ -13,6 +13,11 @@
 
 #include "vhca.h"
 
+static unsigned int dev_coherent_mb = VHCA_DEV_COHERENT_MB;
+module_param(dev_coherent_mb, uint, 0644);
+MODULE_PARM_DESC(dev_coherent_mb,
+		 "MiB of coherent memory the processes using a device may map together, read when the device is added (default 1024)");
+
 /*
  * Every vhca device, each holding a reference on its ibdev.dev.  The lock is
  * taken inside RTNL (netdev notifier) and never held across a call that
@@ -168,13 +173,15 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	err = vhca_coherent_init(&vdev->coh, &vdev->pdev->dev);
 	if (err)
 		goto err_pdev;
+	vhca_coherent_quota_init(&vdev->coh.user, ULONG_MAX,
+				 (size_t)READ_ONCE(dev_coherent_mb) << 20);
 
 	vdev->ndev = ndev;
 	netdev_hold(ndev, &vdev->ndev_tracker, GFP_KERNEL);
 	INIT_WORK(&vdev->unreg_work, vhca_unreg_work);
 	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
-	xa_init_flags(&vdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init(&vdev->qp_xa);
 	vhca_engine_dev_init(vdev);
 	vhca_debugfs_add(vdev);
 

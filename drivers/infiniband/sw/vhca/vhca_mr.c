@@ -7,6 +7,7 @@
  * payload between packets and MRs with the copy helpers at the end.
  */
 #include <linux/highmem.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -111,7 +112,12 @@ static int vhca_mr_alloc_key(struct vhca_dev *vdev, struct vhca_mr *mr)
 	xa_lock(&vdev->mr_xa);
 	err = __xa_alloc(&vdev->mr_xa, &index, NULL,
 			 XA_LIMIT(1, VHCA_MR_INDEX_MAX), GFP_KERNEL);
-	key = vdev->mr_key++;
+	/*
+	 * A random step of 1 to 255: the key byte cannot be guessed and is
+	 * not the previous registration's.
+	 */
+	vdev->mr_key += 1 + get_random_u32_below(255);
+	key = vdev->mr_key;
 	xa_unlock(&vdev->mr_xa);
 	if (err)
 		return err == -EBUSY ? -ENOMEM : err;
@@ -209,7 +215,8 @@ static int vhca_mr_map_pages(struct vhca_dev *vdev, struct vhca_mr *mr)
 	struct sg_page_iter piter;
 
 	/* The length is the user's: fail quietly, as -ENOMEM. */
-	mr->pages = kvcalloc(n, sizeof(*mr->pages), GFP_KERNEL | __GFP_NOWARN);
+	mr->pages = kvcalloc(n, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mr->pages) {
 		ibdev_dbg(&vdev->ibdev, "reg_mr: no memory for %zu pages\n", n);
 		return -ENOMEM;

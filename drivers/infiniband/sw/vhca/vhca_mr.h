@@ -21,9 +21,9 @@ struct vhca_pd {
 /*
  * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 to
  * VHCA_MR_INDEX_MAX, never 0, so no key is 0) finds the MR in vdev->mr_xa;
- * the key byte is taken from vdev->mr_key, which advances on every
- * registration, so a key of a deregistered MR does not match the next MR
- * registered at the same index (until 256 registrations later).
+ * the key byte is taken from vdev->mr_key, which advances by a random
+ * step of 1 to 255 on every registration: no peer can predict it, and the
+ * next registration never gets the key of the MR registered before it.
  */
 #define VHCA_MR_INDEX_MAX	(BIT(24) - 1)
 

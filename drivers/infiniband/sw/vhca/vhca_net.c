@@ -119,6 +119,38 @@ static struct vhca_dev *vhca_net_find_dev(struct vhca_net *vnet,
 	return NULL;
 }
 
+bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
+		      u32 peer_qpn)
+{
+	const struct vhca_net_cb *cb = vhca_net_cb(skb);
+	const struct net_device *ndev;
+	struct vhca_dev *peer;
+	union ib_gid sgid, dgid;
+	struct vhca_net *vnet;
+
+	if (!path->sgid_attr)
+		return false;
+	vhca_net_rx_gids(skb, &sgid, &dgid);
+	if (memcmp(&sgid, &path->dgid, sizeof(sgid)) ||
+	    memcmp(&dgid, &path->sgid_attr->gid, sizeof(dgid)))
+		return false;
+	if (cb->local)
+		return cb->src_qpn && cb->src_qpn == peer_qpn;
+	if (!skb->dev)
+		return false;
+	ndev = rdma_read_gid_attr_ndev_rcu(path->sgid_attr);
+	if (READ_ONCE(force_wire))
+		return skb->dev == ndev || (skb->dev->flags & IFF_LOOPBACK);
+	if (skb->dev != ndev)
+		return false;
+	/* A peer in this namespace delivers in the kernel, never by wire. */
+	vnet = READ_ONCE(to_vdev(path->sgid_attr->device)->net.vnet);
+	peer = vnet ? vhca_net_find_dev(vnet, &sgid) : NULL;
+	if (peer)
+		ib_device_put(&peer->ibdev);
+	return !peer;
+}
+
 enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
 					union ib_gid *sgid, union ib_gid *dgid)
 {
@@ -147,7 +179,7 @@ static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb,
 	if (check_icrc &&
 	    vhca_pkt_icrc_check(skb_network_header(skb),
 				skb_transport_header(skb), skb->data, skb->len)) {
-		atomic64_inc(&vdev->counters[VHCA_CNT_ICRC_ERRORS]);
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_ICRC_ERRORS]);
 		kfree_skb(skb);
 		return;
 	}
@@ -176,6 +208,8 @@ static int vhca_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	vdev = vhca_net_find_dev(vnet, &dgid);
 	if (!vdev)
 		goto drop;
+	/* The IP layer's control block: from here on vhca's. */
+	*vhca_net_cb(skb) = (struct vhca_net_cb){};
 	vhca_net_rx(vdev, skb, true);
 	ib_device_put(&vdev->ibdev);
 	return 0;
@@ -344,7 +378,7 @@ void vhca_net_detach(struct vhca_dev *vdev)
 		return;
 	mutex_lock(&vhca_nets_lock);
 	list_del_rcu(&vdev->net.node);
-	vdev->net.vnet = NULL;
+	WRITE_ONCE(vdev->net.vnet, NULL);
 	if (list_empty(&vnet->devs)) {
 		list_del_rcu(&vnet->list);
 		/*
@@ -492,6 +526,7 @@ static bool vhca_net_local(struct vhca_dev *vdev, const union ib_gid *dgid,
 			ip_send_check(ip_hdr(skb));
 		__skb_pull(skb, skb_transport_offset(skb) +
 				sizeof(struct udphdr));
+		vhca_net_cb(skb)->local = true;
 		/* QPs are freed after a grace period (vhca_engine_qp_fini). */
 		rcu_read_lock();
 		vhca_net_rx(dst, skb, false);

@@ -55,6 +55,7 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  * grh->sgid_attr to grh->dgid (both RoCE v2, IPv4-mapped for IPv4) with
  * grh's traffic class and hop limit, UDP source port sport: appends the
  * ICRC, routes in the device's namespace and passes it to IP output.
+ * The sending QP's number goes in vhca_net_cb(skb)->src_qpn, if any.
  * Counts tx_packets/tx_bytes (BTH through ICRC) when IP accepts it.
  * When grh->dgid belongs to a vhca device of the same namespace (unless
  * the module parameter force_wire is set), delivers it there at once
@@ -65,6 +66,44 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  */
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		  u16 sport, struct sk_buff *skb);
+
+/*
+ * What a packet carries in skb->cb on its way to the rx handler: the
+ * sender sets src_qpn (zeroed by vhca_net_alloc_skb(): no QP) before
+ * vhca_net_xmit(), which sets local when it delivers in the kernel; the
+ * wire path clears both.
+ */
+struct vhca_net_cb {
+	u32 src_qpn;		/* the sending QP, 0 for none */
+	bool local;		/* delivered by vhca_net_xmit(), no wire */
+};
+
+static inline struct vhca_net_cb *vhca_net_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vhca_net_cb) > sizeof(skb->cb));
+	return (struct vhca_net_cb *)skb->cb;
+}
+
+/**
+ * vhca_net_rx_from() - whether a packet comes from a connected QP's peer
+ * @skb: the packet, in the rx handler
+ * @path: the QP's path (its AV's GRH, sgid_attr held by the QP)
+ * @peer_qpn: the QP's dest_qp_num
+ *
+ * The packet's source and destination IP addresses must be the path's
+ * dgid and source GID, and it must have come either in the kernel from
+ * QP @peer_qpn (vhca_net_xmit()'s local delivery, which knows the sending
+ * QP), or from the wire through the netdev of the source GID, from an
+ * address no vhca device of this namespace has: such a peer delivers in
+ * the kernel, and any local process can send from its address, through
+ * lo or (SO_BINDTODEVICE) out of the peer's netdev.  While force_wire is
+ * set, which sends the packets between the ports of one namespace through
+ * the stack, local addresses and lo are accepted.  Under RCU.
+ *
+ * Return: true if so.
+ */
+bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
+		      u32 peer_qpn);
 
 /*
  * For the rx handler: the RoCE v2 GIDs of a received packet (IPv4-mapped

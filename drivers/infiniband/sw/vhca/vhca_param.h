@@ -30,6 +30,23 @@
 /* Records (objects + the context's own) in a user context's areas. */
 #define VHCA_UCTX_RECS		1024
 
+/*
+ * Coherent memory a process maps (rings, doorbell and status areas),
+ * charged to its memory cgroup and bounded twice: per user context and
+ * per device.  A context holds at most one record per live object, so
+ * two rings per record (a QP's SQ and RQ) let every live object keep its
+ * rings; rings of destroyed objects that are still mapped count until the
+ * process unmaps them, so they share that room and cannot pile up.
+ * Bytes: uctx_coherent_mb's default, 64 MiB, holds a context's largest
+ * objects many times over (a QP at VHCA_MAX_QP_WR with VHCA_MAX_SGE SGEs
+ * maps 4 MiB, a CQ at VHCA_MAX_CQE 1 MiB), and is 1/16 of
+ * dev_coherent_mb's default (1 GiB), so that no one context takes the
+ * device's budget.
+ */
+#define VHCA_UCTX_BUFS		(2 * VHCA_UCTX_RECS)
+#define VHCA_UCTX_COHERENT_MB	64
+#define VHCA_DEV_COHERENT_MB	1024
+
 /* Requester: packets one pass sends before it yields. */
 #define VHCA_REQ_BUDGET		64
 /* Packets in flight unacknowledged at most; an ACK is asked every so often. */
@@ -44,6 +61,14 @@
 #define VHCA_RNR_DELAY_MAX_MS	655
 /* rnr_retry that means "retry for ever". */
 #define VHCA_RNR_RETRY_INFINITE	7
+
+/*
+ * Responder: READ responses one pass of the QP's work item builds before
+ * it yields, and request packets held, in order, while READ responses
+ * are still to go (more are dropped: the requester sends them again).
+ */
+#define VHCA_RESP_READ_BUDGET	64
+#define VHCA_RESP_BACKLOG	256
 
 /* Doorbell: poll_budget's default, microseconds of watching an idle ring. */
 #define VHCA_POLL_BUDGET_US	20

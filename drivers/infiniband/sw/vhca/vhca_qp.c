@@ -88,9 +88,11 @@ void vhca_qp_flush_rq(struct vhca_qp *qp)
 
 /*
  * State changes as they concern the engine; under both queue locks with
- * the state already set.
+ * the state already set.  Only RTR to RTS starts the requester's PSNs:
+ * an RTS to RTS modify (min_rnr_timer, access flags) keeps them, or the
+ * peer would take the next request for a duplicate.
  */
-static void vhca_qp_engine_state(struct vhca_qp *qp)
+static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 {
 	u32 i;
 
@@ -107,6 +109,8 @@ static void vhca_qp_engine_state(struct vhca_qp *qp)
 		qp->resp.rd_next = 0;
 		break;
 	case IB_QPS_RTS:
+		if (prev != IB_QPS_RTR)
+			break;
 		qp->req.psn = qp->attr.sq_psn;
 		if (!qp->req.swqe)
 			break;
@@ -115,11 +119,14 @@ static void vhca_qp_engine_state(struct vhca_qp *qp)
 		qp->comp.acked_psn = qp->attr.sq_psn;
 		qp->req.retry_left = qp->attr.retry_cnt;
 		qp->req.rnr_left = qp->attr.rnr_retry;
+		qp->req.rnr_wait = false;
 		break;
 	case IB_QPS_ERR:
 	case IB_QPS_RESET:
 		del_timer(&qp->req.rexmit_timer);
+		qp->req.rnr_wait = false;
 		vhca_rmsg_close(&qp->resp.msg);
+		memset(qp->resp.rd, 0, sizeof(qp->resp.rd));
 		qp->req.next = qp->sq_tail;
 		qp->req.pkt = 0;
 		qp->db.seen = qp->sq_tail;
@@ -134,11 +141,13 @@ static void vhca_qp_engine_state(struct vhca_qp *qp)
 /* Change state with both queues locked, with the state's side effects. */
 void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 {
+	enum ib_qp_state prev;
 	unsigned long flags;
 	u32 flag;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	spin_lock(&qp->rq_lock);
+	prev = qp->state;
 	qp->state = state;
 	flag = READ_ONCE(qp->recs.st->flags) & ~VHCA_STATUS_QP_ERROR;
 	switch (state) {
@@ -163,9 +172,12 @@ void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 		WRITE_ONCE(qp->recs.st->flags, flag);
 		break;
 	}
-	vhca_qp_engine_state(qp);
+	vhca_qp_engine_state(qp, prev);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Requests held behind READ responses go with those responses. */
+	if (state == IB_QPS_ERR || state == IB_QPS_RESET)
+		vhca_resp_drop_held(qp);
 }
 
 /* The device moves the QP to the error state (any context). */

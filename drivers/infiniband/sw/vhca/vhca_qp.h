@@ -7,6 +7,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
 #include "vhca_param.h"
@@ -48,7 +49,7 @@ struct vhca_rmsg {
 	struct vhca_recv_wqe rwqe;
 	struct vhca_sge sge[VHCA_MAX_SGE];
 	u32 offset;			/* bytes placed so far */
-	struct vhca_mr *mr;		/* WRITE: the target, referenced */
+	u32 rkey;			/* WRITE: the target, looked up per packet */
 	u64 va;				/* WRITE: where the next byte goes */
 	u32 left;			/* WRITE: bytes the RETH announced */
 };
@@ -61,6 +62,7 @@ struct vhca_qp_req {
 	u32 psn;			/* PSN of the next new packet */
 	u8 retry_left;
 	u8 rnr_left;
+	bool rnr_wait;			/* an RNR NAK's delay is on the timer */
 	bool running;			/* a requester pass is under way ... */
 	bool again;			/* ... and another was asked for */
 	struct timer_list rexmit_timer;
@@ -83,8 +85,21 @@ struct vhca_qp_db {
 };
 
 /*
- * A READ request the responder accepted, held to answer its duplicates:
- * one of the last max_dest_rd_atomic READs.
+ * What a READ resource answers: the request (the first one or a
+ * duplicate) whose responses the QP's work item is sending.
+ */
+struct vhca_rd_reply {
+	u32 psn;			/* the PSN of its first response */
+	u32 npkts;			/* responses it asks for */
+	u32 sent;			/* responses built so far */
+	u64 va;
+	u32 len;
+};
+
+/*
+ * A READ request the responder accepted (one of max_dest_rd_atomic
+ * resources): held to answer its duplicates, and busy while responses to
+ * it are still to go.
  */
 struct vhca_rd_res {
 	u32 psn;			/* the PSN of its first response */
@@ -92,6 +107,8 @@ struct vhca_rd_res {
 	u64 va;
 	u32 len;
 	u32 rkey;
+	u32 msn;			/* the MSN its responses carry */
+	struct vhca_rd_reply reply;
 };
 
 /* Responder (vhca_resp.c): requests from the peer; under rq_lock. */
@@ -102,6 +119,8 @@ struct vhca_qp_resp {
 	struct vhca_rmsg msg;		/* also UD's receive WQE */
 	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];
 	u32 rd_next;			/* the slot the next READ takes */
+	/* Requests held, in order, while READ responses are to go. */
+	struct sk_buff_head backlog;
 };
 
 struct vhca_qp {

@@ -8,6 +8,7 @@
  * here too.
  */
 #include <linux/hrtimer.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <rdma/ib_user_verbs.h>
@@ -16,6 +17,11 @@
 #include "vhca_engine.h"
 
 #define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
+/*
+ * Random QP numbers tried before giving up: VHCA_MAX_QP QPs and
+ * VHCA_GHOSTS_MAX lingering ones hold at most 1/800 of the 2^24 numbers.
+ */
+#define VHCA_QPN_TRIES	16
 
 /*
  * The provider's kick: a post_send system call (process context) after
@@ -38,9 +44,11 @@ static int vhca_engine_qp_init(struct vhca_qp *qp)
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
 	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->db.timer.function = vhca_db_timer;
+	skb_queue_head_init(&qp->resp.backlog);
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
 		return 0;
-	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), GFP_KERNEL);
+	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe),
+				qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	return qp->req.swqe ? 0 : -ENOMEM;
 }
 
@@ -57,17 +65,24 @@ static void vhca_engine_qp_fini(struct vhca_qp *qp)
 	cancel_work_sync(&qp->tx_work);
 	timer_shutdown_sync(&qp->req.rexmit_timer);
 	hrtimer_cancel(&qp->db.timer);
+	/* The timers queue no work for a dying QP: none runs any more. */
+	vhca_resp_drop_held(qp);
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	vhca_rmsg_close(&qp->resp.msg);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	kvfree(qp->req.swqe);
 }
 
+/*
+ * QP1 for GSI; else a random number, so that no peer can guess it (the
+ * receive path finds a QP by number: vhca_engine_rx()), that neither a
+ * QP nor a lingering QP has.
+ */
 static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 			     enum ib_qp_type type)
 {
+	int tries, err = -EBUSY;
 	u32 qpn;
-	int err;
 
 	if (type == IB_QPT_GSI) {
 		err = xa_insert_irq(&vdev->qp_xa, 1, qp, GFP_KERNEL);
@@ -76,10 +91,13 @@ static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 		qp->ibqp.qp_num = 1;
 		return 0;
 	}
-	err = xa_alloc_cyclic_irq(&vdev->qp_xa, &qpn, qp,
-				  XA_LIMIT(VHCA_QPN_FIRST, IB_QPN_MASK),
-				  &vdev->qp_next, GFP_KERNEL);
-	if (err < 0)
+	for (tries = 0; tries < VHCA_QPN_TRIES && err == -EBUSY; tries++) {
+		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK);
+		if (xa_load(&vdev->ghost_xa, qpn))
+			continue;
+		err = xa_insert_irq(&vdev->qp_xa, qpn, qp, GFP_KERNEL);
+	}
+	if (err)
 		return err == -EBUSY ? -ENOMEM : err;
 	qp->ibqp.qp_num = qpn;
 	return 0;
@@ -337,11 +355,10 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
 	vhca_engine_qp_fini(qp);
 	vhca_engine_qp_linger(qp);
-	vhca_qp_free_rings(vdev, qp);
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);
 	mutex_destroy(&qp->tx_mutex);
 	mutex_destroy(&qp->mutex);
-	atomic_dec(&vdev->n_qp);
+	vhca_rings_release(vdev, &vdev->n_qp, &qp->sq, &qp->rq);
 	return 0;
 }
 

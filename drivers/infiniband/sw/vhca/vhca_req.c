@@ -303,7 +303,8 @@ void vhca_req_run(struct vhca_qp *qp)
 
 	__skb_queue_head_init(&list);
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count) {
+	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count ||
+	    qp->req.rnr_wait) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}
@@ -332,9 +333,14 @@ void vhca_req_run(struct vhca_qp *qp)
 		vhca_engine_kick(qp);
 }
 
+/* The work item of an RC QP: the requester, then the responder's READs. */
 void vhca_req_work(struct work_struct *work)
 {
-	vhca_req_run(container_of(work, struct vhca_qp, tx_work));
+	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
+
+	vhca_req_run(qp);
+	if (vhca_resp_run(qp))
+		vhca_engine_kick(qp);
 }
 
 /*
@@ -380,7 +386,18 @@ void vhca_req_rexmit_timer(struct timer_list *t)
 	bool fatal = false;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->dying || qp->state != IB_QPS_RTS || !vhca_req_busy(qp)) {
+	if (qp->dying || qp->state != IB_QPS_RTS) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	if (qp->req.rnr_wait) {
+		/* The RNR delay is over: send again from the NAK's PSN. */
+		qp->req.rnr_wait = false;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		vhca_engine_kick(qp);
+		return;
+	}
+	if (!vhca_req_busy(qp)) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}

@@ -3,9 +3,11 @@
  * The RC responder (softirq, rq_lock): checks the PSN (duplicates are
  * acknowledged again, READs answered again within a READ it holds; a gap
  * is NAKed once), places SEND payload into receive WQEs and WRITE payload
- * into the MR its rkey names after checking PD, bounds and remote access,
- * answers READs from the MR, and acknowledges the last packet of every
- * message and every packet that asks.
+ * into the MR its rkey names (looked up per packet) after checking PD,
+ * bounds and remote access, and acknowledges the last packet of every
+ * message and every packet that asks.  READs are answered from the MR by
+ * the QP's work item (process context), a bounded pass at a time, with
+ * the requests that come meanwhile held behind their responses.
  */
 #include <linux/err.h>
 #include <linux/skbuff.h>
@@ -14,8 +16,6 @@
 
 void vhca_rmsg_close(struct vhca_rmsg *msg)
 {
-	if (msg->mr)
-		vhca_mr_put(msg->mr);
 	memset(msg, 0, sizeof(*msg));
 }
 
@@ -59,77 +59,85 @@ static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
 	return mr;
 }
 
-/*
- * The responses to a READ from mr (whose reference this drops), from the
- * request's PSN on, onto list.  0 or a NAK code.
- */
-static int vhca_resp_read_reply(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-				struct vhca_mr *mr, struct sk_buff_head *list)
+/* The READ request pkt (its first or a duplicate) is what res answers. */
+static void vhca_rd_reply_set(struct vhca_rd_res *res,
+			      const struct vhca_pkt *pkt, u32 npkts)
 {
-	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(pkt->reth_len, mtu);
-	struct sk_buff *skb;
-	void *payload;
+	res->reply = (struct vhca_rd_reply){
+		.psn = pkt->psn,
+		.npkts = npkts,
+		.va = pkt->reth_va,
+		.len = pkt->reth_len,
+	};
+}
+
+static bool vhca_rd_busy(const struct vhca_rd_res *res)
+{
+	return res->reply.sent < res->reply.npkts;
+}
+
+/* The busy READ resource whose reply comes first, or NULL. */
+static struct vhca_rd_res *vhca_resp_rd_oldest(struct vhca_qp *qp)
+{
+	struct vhca_rd_res *res, *oldest = NULL;
 	u32 i;
-	int err = 0;
 
-	for (i = 0; i < npkts; i++) {
-		struct vhca_pkt rsp = {
-			.dqpn = qp->attr.dest_qp_num,
-			.psn = vhca_psn_add(pkt->psn, i),
-			.paylen = vhca_pkt_seg_len(pkt->reth_len, mtu, i),
-			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-			.aeth_msn = qp->resp.msn,
-		};
-
-		rsp.opcode = npkts == 1 ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-			     !i ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
-			     i == npkts - 1 ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
-			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		skb = vhca_tx_build(to_vdev(qp->ibqp.device), &rsp, &payload);
-		if (IS_ERR(skb))
-			break;	/* the requester reads again */
-		err = vhca_mr_copy(mr, pkt->reth_va + (u64)i * mtu, payload,
-				   rsp.paylen, VHCA_COPY_FROM_MR);
-		if (err) {
-			kfree_skb(skb);
-			break;
-		}
-		__skb_queue_tail(list, skb);
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->resp.rd[i];
+		if (vhca_rd_busy(res) &&
+		    (!oldest ||
+		     vhca_psn_before(res->reply.psn, oldest->reply.psn)))
+			oldest = res;
 	}
-	vhca_mr_put(mr);
-	return err ? VHCA_NAK_REM_ACCESS_ERR : 0;
+	return oldest;
+}
+
+/* READ responses are to go, or requests wait behind them; rq_lock. */
+static bool vhca_resp_holding(struct vhca_qp *qp)
+{
+	return vhca_resp_rd_oldest(qp) || !skb_queue_empty(&qp->resp.backlog);
 }
 
 /*
- * A new READ request: counted before its responses (which carry the MSN),
- * held for its duplicates, answered from the MR.  0 or a NAK code.
+ * A new READ request: its MR checked, a READ resource that is not busy
+ * taken (all max_dest_rd_atomic are: the requester broke its limit),
+ * counted before its responses (which carry the MSN), answered by the
+ * QP's work item (vhca_resp_run()).  0 or a NAK code.
  */
 static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  u32 npsn, struct sk_buff_head *list)
+			  u32 npsn)
 {
 	struct vhca_mr *mr = vhca_resp_read_mr(qp, pkt);
-	u32 slots = qp->attr.max_dest_rd_atomic;
-	struct vhca_rd_res *res;
+	u32 slots = qp->attr.max_dest_rd_atomic, i;
+	struct vhca_rd_res *res = NULL;
 
 	if (!mr)
 		return VHCA_NAK_REM_ACCESS_ERR;
-	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
-	if (slots) {
+	vhca_mr_put(mr);
+	for (i = 0; i < slots && !res; i++) {
 		res = &qp->resp.rd[qp->resp.rd_next++ % slots];
-		res->psn = pkt->psn;
-		res->npsn = npsn;
-		res->va = pkt->reth_va;
-		res->len = pkt->reth_len;
-		res->rkey = pkt->reth_rkey;
+		if (vhca_rd_busy(res))
+			res = NULL;
 	}
-	return vhca_resp_read_reply(qp, pkt, mr, list);
+	if (!res)
+		return VHCA_NAK_INVALID_REQ;
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	*res = (struct vhca_rd_res){
+		.psn = pkt->psn,
+		.npsn = npsn,
+		.va = pkt->reth_va,
+		.len = pkt->reth_len,
+		.rkey = pkt->reth_rkey,
+		.msn = qp->resp.msn,
+	};
+	vhca_rd_reply_set(res, pkt, npsn);
+	return 0;
 }
 
 /* The held READ whose responses took psn, or NULL. */
-static const struct vhca_rd_res *vhca_resp_rd_find(const struct vhca_qp *qp,
-						   u32 psn)
+static struct vhca_rd_res *vhca_resp_rd_find(struct vhca_qp *qp, u32 psn)
 {
-	const struct vhca_rd_res *res;
+	struct vhca_rd_res *res;
 	u32 i;
 
 	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
@@ -144,13 +152,14 @@ static const struct vhca_rd_res *vhca_resp_rd_find(const struct vhca_qp *qp,
 /*
  * A duplicate READ request is answered again only from the held READ whose
  * PSNs it falls in, and only for (a part of) what that READ asked: the same
- * rkey, within its range and its PSNs.  Anything else is dropped (a class D
- * error), never executed afresh.
+ * rkey, within its range and its PSNs.  Its reply replaces the one the
+ * resource was sending.  Anything else is dropped (a class D error),
+ * never executed afresh.
  */
 static void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-				 u32 npsn, struct sk_buff_head *list)
+				 u32 npsn)
 {
-	const struct vhca_rd_res *res = vhca_resp_rd_find(qp, pkt->psn);
+	struct vhca_rd_res *res = vhca_resp_rd_find(qp, pkt->psn);
 	struct vhca_mr *mr;
 
 	if (!res || pkt->reth_rkey != res->rkey || pkt->reth_va < res->va ||
@@ -160,8 +169,123 @@ static void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			   vhca_psn_add(res->psn, res->npsn)))
 		return;
 	mr = vhca_resp_read_mr(qp, pkt);
+	if (!mr)
+		return;
+	vhca_mr_put(mr);
+	vhca_rd_reply_set(res, pkt, npsn);
+}
+
+/*
+ * Build responses first..first + n - 1 of reply from the MR of rkey (looked
+ * up again: one deregistered since the request refuses the rest) onto
+ * list.  Returns how many were built (fewer when memory ran short: the
+ * requester reads again), or -EACCES.
+ */
+static int vhca_resp_read_build(struct vhca_qp *qp,
+				const struct vhca_rd_reply *reply, u32 rkey,
+				u32 msn, u32 n, struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), i, index;
+	struct vhca_mr *mr = NULL;
+	struct sk_buff *skb;
+	void *payload;
+	int err = 0;
+
+	if (reply->len) {
+		mr = vhca_mr_get(vdev, rkey);
+		if (!mr)
+			return -EACCES;
+	}
+	for (i = 0; i < n && !err; i++) {
+		struct vhca_pkt rsp = {
+			.dqpn = qp->attr.dest_qp_num,
+			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			.aeth_msn = msn,
+		};
+		u64 va;
+
+		index = reply->sent + i;
+		va = reply->va + (u64)index * mtu;
+		rsp.psn = vhca_psn_add(reply->psn, index);
+		rsp.paylen = vhca_pkt_seg_len(reply->len, mtu, index);
+		rsp.opcode = reply->npkts == 1 ?
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			     !index ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
+			     index == reply->npkts - 1 ?
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+		if (mr && vhca_mr_check(mr, qp->ibqp.pd, va, rsp.paylen,
+					IB_ACCESS_REMOTE_READ)) {
+			err = -EACCES;
+			break;
+		}
+		skb = vhca_tx_build(vdev, &rsp, &payload);
+		if (IS_ERR(skb))
+			break;
+		if (mr)
+			err = vhca_mr_copy(mr, va, payload, rsp.paylen,
+					   VHCA_COPY_FROM_MR);
+		if (err)
+			kfree_skb(skb);
+		else
+			__skb_queue_tail(list, skb);
+	}
 	if (mr)
-		vhca_resp_read_reply(qp, pkt, mr, list);
+		vhca_mr_put(mr);
+	return err ? -EACCES : i;
+}
+
+/*
+ * One pass of READ responses: at most VHCA_RESP_READ_BUDGET of the busy
+ * READ resource whose reply comes first, built without the QP's locks and
+ * sent in order.  A reply that a duplicate replaced meanwhile starts
+ * again; a refused one NAKs and fails the QP.
+ */
+static void vhca_resp_read_pass(struct vhca_qp *qp)
+{
+	struct sk_buff_head list;
+	struct vhca_rd_reply reply;
+	struct vhca_rd_res *res;
+	unsigned long flags;
+	bool fatal = false;
+	u32 rkey, msn;
+	int built;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	res = vhca_resp_rd_oldest(qp);
+	if (!res) {
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		return;
+	}
+	reply = res->reply;
+	rkey = res->rkey;
+	msn = res->msn;
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+
+	built = vhca_resp_read_build(qp, &reply, rkey, msn,
+				     min_t(u32, reply.npkts - reply.sent,
+					   VHCA_RESP_READ_BUDGET), &list);
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (res->reply.psn == reply.psn && res->reply.sent == reply.sent &&
+	    res->reply.npkts == reply.npkts) {
+		if (built < 0) {
+			res->reply.sent = res->reply.npkts;
+			vhca_tx_queue_ack(qp,
+					  vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR),
+					  vhca_psn_add(reply.psn, reply.sent),
+					  &list);
+			fatal = true;
+		} else {
+			res->reply.sent += built;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	vhca_tx_list(qp, &list);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_SUCCESS);
 }
 
 /* How a request fails: what its receive WQE says, and the NAK. */
@@ -207,6 +331,7 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vhca_rmsg *msg = &qp->resp.msg;
+	struct vhca_mr *mr;
 	bool bad;
 
 	msg->active = true;
@@ -220,11 +345,17 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	}
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-	msg->mr = pkt->reth_len ? vhca_mr_get(vdev, pkt->reth_rkey) : NULL;
-	if (pkt->reth_len &&
-	    (!msg->mr || vhca_mr_check(msg->mr, qp->ibqp.pd, pkt->reth_va,
-				       pkt->reth_len, IB_ACCESS_REMOTE_WRITE)))
-		return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+	if (pkt->reth_len) {
+		mr = vhca_mr_get(vdev, pkt->reth_rkey);
+		if (!mr)
+			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+		bad = vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va,
+				    pkt->reth_len, IB_ACCESS_REMOTE_WRITE);
+		vhca_mr_put(mr);
+		if (bad)
+			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+	}
+	msg->rkey = pkt->reth_rkey;
 	msg->va = pkt->reth_va;
 	msg->left = pkt->reth_len;
 	return 0;
@@ -236,6 +367,7 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vhca_rmsg *msg = &qp->resp.msg;
+	struct vhca_mr *mr;
 	int err;
 
 	if (msg->send) {
@@ -248,10 +380,23 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 					      VHCA_RESP_LEN_ERR :
 					      VHCA_RESP_PROT_ERR);
 	} else if (pkt->paylen) {
-		if (pkt->paylen > msg->left || !msg->mr)
+		if (pkt->paylen > msg->left)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_INVALID);
-		if (vhca_mr_copy_skb(msg->mr, msg->va, skb, off, pkt->paylen,
-				     VHCA_COPY_TO_MR))
+		/*
+		 * Looked up per packet, not held across the message: a peer
+		 * that stops mid-message cannot keep the MR from being
+		 * deregistered, and one deregistered since refuses the rest.
+		 */
+		mr = vhca_mr_get(vdev, msg->rkey);
+		if (!mr)
+			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
+		err = vhca_mr_check(mr, qp->ibqp.pd, msg->va, pkt->paylen,
+				    IB_ACCESS_REMOTE_WRITE);
+		if (!err)
+			err = vhca_mr_copy_skb(mr, msg->va, skb, off,
+					       pkt->paylen, VHCA_COPY_TO_MR);
+		vhca_mr_put(mr);
+		if (err)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
 		msg->va += pkt->paylen;
 		msg->left -= pkt->paylen;
@@ -260,28 +405,44 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	return 0;
 }
 
+static bool vhca_resp_write_imm_last(u8 opcode)
+{
+	return opcode == IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE ||
+	       opcode == IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+}
+
 /*
- * The LAST or ONLY packet: the receive completion (a WRITE with
- * immediate takes a receive WQE for it), and the MSN counts the message.
+ * The receive WQE of a WRITE with immediate, taken before its last
+ * payload lands: without one, the RNR NAK leaves the message as it was
+ * (one begun by this ONLY packet undone), for the packet sent again.
  * 0 or -EAGAIN.
+ */
+static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u8 opflags)
+{
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	bool bad;
+
+	if (vhca_wqe_take_recv(qp, msg, &bad))
+		return 0;
+	if (opflags & VHCA_PKT_FIRST)
+		vhca_rmsg_close(msg);
+	return -EAGAIN;
+}
+
+/*
+ * The LAST or ONLY packet: the receive completion, and the MSN counts
+ * the message.
  */
 static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	u8 op = pkt->opcode;
-	bool bad;
 
-	if (msg->send) {
+	if (msg->send)
 		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS, IB_WC_RECV);
-	} else if (op == IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE ||
-		   op == IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE) {
-		if (!vhca_wqe_take_recv(qp, msg, &bad)) {
-			vhca_rmsg_close(msg);
-			return -EAGAIN;
-		}
+	else if (vhca_resp_write_imm_last(op))
 		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS,
 				   IB_WC_RECV_RDMA_WITH_IMM);
-	}
 	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, op);
 	vhca_rmsg_close(msg);
 	return 0;
@@ -292,8 +453,7 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
  * (no receive WQE), or a positive NAK code.
  */
 static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  u8 opflags, struct sk_buff *skb, u32 off, u32 npsn,
-			  struct sk_buff_head *list)
+			  u8 opflags, struct sk_buff *skb, u32 off, u32 npsn)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	bool send = pkt->opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE;
@@ -301,7 +461,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
-				     vhca_resp_read(qp, pkt, npsn, list);
+				     vhca_resp_read(qp, pkt, npsn);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
@@ -312,22 +472,66 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		if (ret)
 			return ret;
 	}
+	if (vhca_resp_write_imm_last(pkt->opcode)) {
+		ret = vhca_resp_take_imm_wqe(qp, opflags);
+		if (ret)
+			return ret;
+	}
 	ret = vhca_resp_place(qp, pkt, skb, off);
 	if (ret)
 		return ret;
 	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt) : 0;
 }
 
-/* A request packet for the responder of qp; in softirq. */
-void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  u8 opflags, struct sk_buff *skb, u32 off)
+/*
+ * check_psn: true for the request expected next.  A gap is NAKed once
+ * (for what is missing); a duplicate is acknowledged again, a READ
+ * answered again.
+ */
+static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+				u32 npsn, struct sk_buff_head *list)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	s32 diff = vhca_psn_diff(pkt->psn, qp->resp.psn);
+
+	if (diff > 0) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_OUT_OF_WINDOW]);
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			vhca_tx_queue_ack(qp,
+					  vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR),
+					  qp->resp.psn, list);
+		}
+		return false;
+	}
+	if (diff < 0) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
+		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
+			vhca_resp_read_again(qp, pkt, npsn);
+		else
+			vhca_tx_queue_ack(qp,
+					  vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+					  vhca_psn_add(qp->resp.psn, -1), list);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A request packet for the responder of qp, as it arrived (held: from the
+ * backlog, its turn come).  While READ responses are to go, later
+ * requests wait behind them, in order: their ACKs and NAKs must not pass
+ * the responses.
+ */
+static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			     u8 opflags, struct sk_buff *skb, u32 off,
+			     bool held)
+{
 	u32 mtu = vhca_qp_mtu(qp), npsn = 1;
 	struct sk_buff_head list;
 	unsigned long flags;
 	bool fatal = false;
-	s32 diff;
+	bool reply;
 	int ret;
 
 	/*
@@ -343,6 +547,11 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD)
 		goto out;
+	if (!held && vhca_resp_holding(qp)) {
+		if (skb_queue_len(&qp->resp.backlog) < VHCA_RESP_BACKLOG)
+			__skb_queue_tail(&qp->resp.backlog, skb_get(skb));
+		goto out;
+	}
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		npsn = vhca_pkt_npkts(pkt->reth_len, mtu);
 	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
@@ -350,31 +559,10 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	    pkt->paylen != mtu)
 		goto out;
 
-	diff = vhca_psn_diff(pkt->psn, qp->resp.psn);
-	if (diff > 0) {
-		/* A gap: ask once for what is missing. */
-		if (!qp->resp.nak_sent) {
-			qp->resp.nak_sent = true;
-			vhca_tx_queue_ack(qp,
-					  vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR),
-					  qp->resp.psn, &list);
-		}
+	if (!vhca_resp_check_psn(qp, pkt, npsn, &list))
 		goto out;
-	}
-	if (diff < 0) {
-		/* A duplicate: acknowledged again, READs answered again. */
-		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
-		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
-			vhca_resp_read_again(qp, pkt, npsn, &list);
-		else
-			vhca_tx_queue_ack(qp,
-					  vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-					  vhca_psn_add(qp->resp.psn, -1),
-					  &list);
-		goto out;
-	}
 
-	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
+	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn);
 	if (ret == -EAGAIN) {
 		vhca_tx_queue_ack(qp,
 				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
@@ -392,8 +580,84 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 				  pkt->psn, &list);
 out:
+	reply = vhca_resp_rd_oldest(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	vhca_tx_list(qp, &list);
 	if (fatal)
 		vhca_qp_fatal(qp, IB_WC_SUCCESS);
+	else if (reply && !held)
+		vhca_engine_kick(qp);
+}
+
+void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  u8 opflags, struct sk_buff *skb, u32 off)
+{
+	vhca_resp_handle(qp, pkt, opflags, skb, off, false);
+}
+
+/* A request from the backlog, in the receive path's context. */
+static void vhca_resp_handle_held(struct vhca_qp *qp, struct sk_buff *skb)
+{
+	const struct vhca_pkt_opinfo *info;
+	struct vhca_pkt pkt;
+
+	/* It was parsed once already: the same bytes parse the same. */
+	if (!vhca_pkt_parse(skb->data, skb->len, &pkt)) {
+		info = vhca_pkt_opinfo(pkt.opcode);
+		local_bh_disable();
+		rcu_read_lock();
+		vhca_resp_handle(qp, &pkt, info->flags, skb, info->hdr_len,
+				 true);
+		rcu_read_unlock();
+		local_bh_enable();
+	}
+	kfree_skb(skb);
+}
+
+/**
+ * vhca_resp_run() - the responder's part of an RC QP's work item
+ * @qp: the QP
+ *
+ * Process context.  One pass of READ responses; once none are left to go,
+ * the requests held behind them, in order, until one is a READ again or
+ * VHCA_RESP_READ_BUDGET of them ran.
+ *
+ * Return: true when work is left (the caller queues the work item again).
+ */
+bool vhca_resp_run(struct vhca_qp *qp)
+{
+	unsigned int budget = VHCA_RESP_READ_BUDGET;
+	struct sk_buff *skb = NULL;
+	unsigned long flags;
+	bool more;
+
+	vhca_resp_read_pass(qp);
+	for (;;) {
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		more = vhca_resp_holding(qp);
+		if (budget && !vhca_resp_rd_oldest(qp))
+			skb = __skb_dequeue(&qp->resp.backlog);
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		if (!skb)
+			return more;
+		budget--;
+		vhca_resp_handle_held(qp, skb);
+		skb = NULL;
+	}
+}
+
+/*
+ * Drop the requests held (the QP left the states that take requests, or
+ * is being destroyed); the caller holds no QP lock.
+ */
+void vhca_resp_drop_held(struct vhca_qp *qp)
+{
+	struct sk_buff_head held;
+	unsigned long flags;
+
+	__skb_queue_head_init(&held);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	skb_queue_splice_init(&qp->resp.backlog, &held);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	__skb_queue_purge(&held);
 }

@@ -50,6 +50,33 @@ void vhca_ring_free(struct vhca_dev *vdev, struct vhca_ring *ring)
 }
 
 /*
+ * A destroyed object gives back its place in count, its kind's count in
+ * the device, once its rings are gone: now for a kernel object, at the
+ * last of its rings' mmap_free for a user object, whose process may map
+ * them for as long as it likes.  ring2 may be NULL; either ring may have
+ * no slots (count 0).  The rings are freed either way.
+ */
+void vhca_rings_release(struct vhca_dev *vdev, atomic_t *count,
+			struct vhca_ring *ring, struct vhca_ring *ring2)
+{
+	struct vhca_mmap *owner = ring->mmap ?: (ring2 ? ring2->mmap : NULL);
+
+	if (owner) {
+		owner->count = count;
+		if (ring->mmap && ring2 && ring2->mmap) {
+			ring2->mmap->owner = owner;
+			refcount_inc(&owner->holds);
+		}
+	}
+	if (ring->count)
+		vhca_ring_free(vdev, ring);
+	if (ring2 && ring2->count)
+		vhca_ring_free(vdev, ring2);
+	if (!owner)
+		atomic_dec(count);
+}
+
+/*
  * The records of a new object: a free slot of the user context's areas,
  * or a zeroed pair of the object's own for a kernel object.
  */

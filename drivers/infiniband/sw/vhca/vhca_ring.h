@@ -9,6 +9,7 @@
 #ifndef VHCA_RING_H
 #define VHCA_RING_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <rdma/vhca-abi.h>
 
@@ -40,6 +41,8 @@ int vhca_ring_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 		    struct vhca_ring *ring, u32 count, u32 stride,
 		    bool writable);
 void vhca_ring_free(struct vhca_dev *vdev, struct vhca_ring *ring);
+void vhca_rings_release(struct vhca_dev *vdev, atomic_t *count,
+			struct vhca_ring *ring, struct vhca_ring *ring2);
 
 int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 		    struct vhca_recs *recs);

@@ -17,6 +17,7 @@
 void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 {
 	const struct vhca_pkt_opinfo *info;
+	enum vhca_counter drop = VHCA_CNT_RX_MALFORMED;
 	struct vhca_pkt pkt;
 	struct vhca_qp *qp;
 
@@ -25,24 +26,34 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	info = vhca_pkt_opinfo(pkt.opcode);
 	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
 	if (!qp) {
-		vhca_ghost_rx(vdev, &pkt, skb);
-		goto drop;
+		if (!vhca_ghost_rx(vdev, &pkt, skb))
+			atomic64_inc(&vdev->counters[VHCA_CNT_RX_NO_QP]);
+		goto out;
 	}
 	if (READ_ONCE(qp->dying))
-		goto drop;
+		goto out;
 	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		vhca_ud_rx(qp, &pkt, skb, info->hdr_len);
-		goto drop;
+		goto out;
 	}
 	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
 	if (pkt.opcode > IB_OPCODE_RC_ACKNOWLEDGE)
 		goto drop;
+	/* Its peer only: see vhca_net_rx_from(). */
+	if (!vhca_net_rx_from(skb, &qp->attr.ah_attr.grh,
+			      qp->attr.dest_qp_num)) {
+		drop = VHCA_CNT_RX_WRONG_PEER;
+		goto drop;
+	}
 
 	if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
 	    pkt.opcode <= IB_OPCODE_RC_ACKNOWLEDGE)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
+	goto out;
 drop:
+	atomic64_inc(&vdev->counters[drop]);
+out:
 	kfree_skb(skb);
 }

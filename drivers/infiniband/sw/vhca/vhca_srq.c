@@ -158,8 +158,8 @@ int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibsrq->device);
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 
-	vhca_queue_free(vdev, srq->uctx, &srq->ring, &srq->recs);
-	atomic_dec(&vdev->n_srq);
+	vhca_recs_free(vdev, srq->uctx, &srq->recs);
+	vhca_rings_release(vdev, &vdev->n_srq, &srq->ring, NULL);
 	return 0;
 }
 

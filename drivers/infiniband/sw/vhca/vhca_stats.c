@@ -21,7 +21,11 @@ static const struct rdma_stat_desc vhca_counter_descs[] = {
 	[VHCA_CNT_UD_DROPS].name = "ud_drops",
 	[VHCA_CNT_LOCAL_TX_PACKETS].name = "local_tx_packets",
 	[VHCA_CNT_LOCAL_RX_PACKETS].name = "local_rx_packets",
-	[VHCA_CNT_ICRC_ERRORS].name = "icrc_errors",
+	[VHCA_CNT_RX_ICRC_ERRORS].name = "rx_icrc_errors",
+	[VHCA_CNT_RX_MALFORMED].name = "rx_malformed",
+	[VHCA_CNT_RX_NO_QP].name = "rx_no_qp",
+	[VHCA_CNT_RX_WRONG_PEER].name = "rx_wrong_peer",
+	[VHCA_CNT_RX_OUT_OF_WINDOW].name = "rx_out_of_window",
 };
 
 static_assert(ARRAY_SIZE(vhca_counter_descs) == VHCA_NUM_COUNTERS);

@@ -35,9 +35,11 @@ void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(list)))
+	while ((skb = __skb_dequeue(list))) {
+		vhca_net_cb(skb)->src_qpn = qp->ibqp.qp_num;
 		vhca_net_xmit(vdev, &qp->attr.ah_attr.grh, vhca_qp_sport(qp),
 			      skb);
+	}
 }
 
 void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,

@@ -5,13 +5,22 @@
  * through the rdma_user_mmap_entry API.
  */
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/vhca-abi.h>
 
 #include "vhca.h"
 
-/* Coherent memory for one context, offered to it through mmap. */
+static unsigned int uctx_coherent_mb = VHCA_UCTX_COHERENT_MB;
+module_param(uctx_coherent_mb, uint, 0644);
+MODULE_PARM_DESC(uctx_coherent_mb,
+		 "MiB of coherent memory one user context may map, its destroyed objects' rings still mapped included; read when the context is allocated (default 64)");
+
+/*
+ * Coherent memory for one context, offered to it through mmap: charged
+ * to the caller's memory cgroup and to the context's quota.
+ */
 struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx, size_t size,
 				   bool writable)
 {
@@ -19,14 +28,17 @@ struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx, size_t size,
 	struct vhca_mmap *m;
 	int err;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	m->vdev = vdev;
 	m->size = size;
 	m->writable = writable;
-	m->cpu_addr = vhca_alloc_coherent_user(&vdev->coh, size, GFP_KERNEL,
-					       &m->dma);
+	m->owner = m;
+	refcount_set(&m->holds, 1);
+	m->cpu_addr = vhca_alloc_coherent_user(&vdev->coh, size,
+					       GFP_KERNEL_ACCOUNT, &m->dma,
+					       &uctx->quota);
 	if (!m->cpu_addr) {
 		err = -ENOMEM;
 		goto err_free;
@@ -54,6 +66,8 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return -EINVAL;
 
 	ida_init(&uctx->recs);
+	vhca_coherent_quota_init(&uctx->quota, VHCA_UCTX_BUFS,
+				 (size_t)READ_ONCE(uctx_coherent_mb) << 20);
 	uctx->db = vhca_mmap_create(uctx, VHCA_UCTX_AREA, true);
 	if (IS_ERR(uctx->db))
 		return PTR_ERR(uctx->db);
@@ -136,10 +150,18 @@ out:
 	return err;
 }
 
+/* The last of a destroyed object's rings gives back its count. */
 void vhca_mmap_free(struct rdma_user_mmap_entry *entry)
 {
 	struct vhca_mmap *m = container_of(entry, struct vhca_mmap, rdma);
+	struct vhca_mmap *owner = m->owner;
 
 	vhca_free_coherent(&m->vdev->coh, m->size, m->cpu_addr, m->dma);
-	kfree(m);
+	if (m != owner)
+		kfree(m);
+	if (refcount_dec_and_test(&owner->holds)) {
+		if (owner->count)
+			atomic_dec(owner->count);
+		kfree(owner);
+	}
 }
