@@ -36,7 +36,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop fuzz"
+GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -49,7 +49,7 @@ declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
 	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
 	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
-	[stock]=900 [pair]=120 [debug-a]=1000 [debug-b]=1000
+	[stock]=900 [pair]=120 [debug-a]=1200 [debug-b]=1100
 )
 # The guest scripts.
 BUDGET+=(
@@ -59,6 +59,7 @@ BUDGET+=(
 	[kunit]=60 [debug/link]=180 [debug/device]=120 [debug/objects]=120
 	[debug/net]=260 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=250 [debug/interop]=220 [debug/fuzz]=200
+	[debug/inject]=200
 )
 
 LOGS=$VHCA_TOP/build/check
@@ -345,7 +346,7 @@ replay() {
 # machine's two CPUs are hyperthreads of one core, and a debug guest there
 # slowed the stock guest's RC runs by 70% and itself ran at a tenth of its
 # speed (2026-12-01).
-DEBUG_A="kunit rc interop link device fuzz"
+DEBUG_A="kunit rc interop link device fuzz inject"
 DEBUG_OK=0
 debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then

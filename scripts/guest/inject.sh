@@ -83,15 +83,16 @@ storm() {
 		wait_for 10 coh_is "$c0"
 }
 
+# Debug kernel only, as fuzz.sh's: a fuzzer is there for the checkers.
 packets() {
 	storm
 }
-scenario packets packets $((FUZZ_SECS + 100))
+scenario packets packets $((FUZZ_SECS + 100)) debug
 
 replay() {
 	storm replay
 }
-scenario replay replay $((FUZZ_SECS + 100))
+scenario replay replay $((FUZZ_SECS + 100)) debug
 
 # netem corrupts one bit of the linear part of a packet (Ethernet, IP,
 # UDP headers and payload: vhca sends UDP checksum 0, so nothing but the
@@ -121,6 +122,6 @@ netem_corrupt() {
 	check "... and at most the packets netem sent (${sentp:-?})" \
 		test "$icrc" -le "${sentp:--1}"
 }
-scenario netem-corrupt netem_corrupt $((FUZZ_SECS + 100))
+scenario netem-corrupt netem_corrupt $((FUZZ_SECS + 100)) debug
 
 run_scenarios "$@"
