@@ -288,14 +288,6 @@ static void test_cycles(const struct env *e, unsigned int cycles)
 
 /* ---- flush in the error state ---- */
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 #define RECV_WR_ID	0x100	/* receives: RECV_WR_ID + 1 ... */
 #define SEND_WR_ID	0x200	/* sends: SEND_WR_ID + 1 ... */
 
@@ -744,20 +736,6 @@ out:
 }
 
 /* ---- main ---- */
-
-static struct ibv_context *open_named(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
 
 int main(int argc, char **argv)
 {

@@ -81,14 +81,6 @@ static void __attribute__((noreturn)) fatal(const char *what, int err)
 	exit(exit_status());
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* A hardware counter of the port, -1 when it does not exist. */
 static long long counter(const struct port *pt, const char *name)
 {

@@ -72,14 +72,6 @@ static void __attribute__((noreturn)) fatal(const char *what, int err)
 	exit(exit_status());
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Byte @i of the message of pattern @seed. */
 static uint8_t pat(uint32_t seed, uint64_t i)
 {
@@ -1219,20 +1211,6 @@ static void run_client(struct env *e, const char *ip, int port, int ntests,
 	}
 	send_simple(e->fd, CTL_QUIT, 0);
 	close(e->fd);
-}
-
-static struct ibv_context *open_named(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
 }
 
 static void usage(const char *prog)

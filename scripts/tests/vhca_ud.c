@@ -53,14 +53,6 @@ static void __attribute__((noreturn)) fatal(const char *what)
 	exit(exit_status());
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void open_end(struct end *e, const char *name, int gid_index)
 {
 	struct ibv_qp_init_attr init = {
