@@ -62,6 +62,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "roce.h"
 #include "vhca_test.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -112,19 +113,10 @@ static void __attribute__((noreturn)) fatal(const char *what)
 	exit(exit_status());
 }
 
-/* ---- the ICRC (RoCEv2 annex: masked IPv4/UDP/BTH, 8 bytes of ones first) */
-
-static uint32_t crc32_bytes(uint32_t crc, const uint8_t *p, size_t n)
-{
-	int k;
-
-	while (n--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
-	}
-	return crc;
-}
+/*
+ * ---- the ICRC (RoCEv2 annex: masked IPv4/UDP/BTH, 8 bytes of ones first),
+ * over a whole IPv4 packet as captured or crafted here (roce.h's CRC-32)
+ */
 
 /* The ICRC of an IPv4 packet ip whose IB part (BTH to ICRC) is iblen bytes. */
 static uint32_t icrc_of(const uint8_t *ip, size_t iblen)
@@ -140,9 +132,9 @@ static uint32_t icrc_of(const uint8_t *ip, size_t iblen)
 	h[10] = h[11] = 0xff;		/* IP checksum */
 	h[26] = h[27] = 0xff;		/* UDP checksum */
 	h[32] = 0xff;			/* BTH F, B, resv6 */
-	crc = crc32_bytes(crc, ones, 8);
-	crc = crc32_bytes(crc, h, sizeof(h));
-	crc = crc32_bytes(crc, ip + sizeof(h), iblen - 12 - 4);
+	crc = roce_crc32(crc, ones, 8);
+	crc = roce_crc32(crc, h, sizeof(h));
+	crc = roce_crc32(crc, ip + sizeof(h), iblen - 12 - 4);
 	return ~crc;
 }
 
