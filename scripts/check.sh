@@ -346,7 +346,7 @@ replay() {
 # machine's two CPUs are hyperthreads of one core, and a debug guest there
 # slowed the stock guest's RC runs by 70% and itself ran at a tenth of its
 # speed (2026-12-01).
-DEBUG_A="kunit rc interop link device fuzz inject"
+DEBUG_A="kunit rc interop link fuzz inject"
 DEBUG_OK=0
 debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
