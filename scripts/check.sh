@@ -376,7 +376,7 @@ background() {
 # kmemleak under TCG are slow and mostly serial), each recording into
 # debug-a.rec or debug-b.rec.
 debug_boots() {
-	local dbg=${RUN[debug]} da= db= g half list
+	local dbg=${RUN[debug]} da= db= g half list pids=
 	[ $KUNIT = 1 ] && dbg="kunit $dbg"
 	[ -n "$(echo $dbg)" ] || return 0
 	if [ $DEBUG_OK = 0 ]; then
@@ -395,8 +395,10 @@ debug_boots() {
 		[ -n "$list" ] || continue
 		REC=$LOGS/debug-$half.rec boot debug debug-$half $list \
 			>"$LOGS/debug-$half.out" 2>&1 &
+		pids="$pids $!"
 	done
-	wait
+	# These two only: the background job is waited for below.
+	wait $pids
 }
 
 # ---- 3. the stock kernel's boot and the pair of stock guests, then the
