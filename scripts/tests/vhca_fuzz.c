@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1248,19 +1249,28 @@ static void op_poll(struct verbs_fuzz *v)
 			v->cqes += n;
 }
 
+/* Whether the page at addr is mapped in this process. */
+static bool page_mapped(const void *addr)
+{
+	unsigned char vec;
+
+	return !mincore((void *)((uintptr_t)addr & ~(uintptr_t)4095), 1, &vec);
+}
+
 /*
- * A fork with the rings mapped: the child reads every ring and record of
- * a QP and its CQ, then exits after a moment; the parent goes on (and may
- * destroy them meanwhile).  Reaped by reap().
+ * A fork with the rings mapped: vhca's mappings are not inherited
+ * (VM_DONTCOPY), so the child must find neither the QP's rings nor its
+ * status record mapped (exit status 1 counts as a failed child), then
+ * exits after a moment; the parent goes on (and may destroy them
+ * meanwhile).  Reaped by reap().
  */
 static void op_fork(struct verbs_fuzz *v)
 {
 	struct ibv_qp *qp = pick((void *const *)v->qp, NQP);
 	unsigned int delay = below(20000);
-	volatile uint8_t sum = 0;
 	struct vhca_qp *vq;
+	bool mapped;
 	pid_t pid;
-	size_t i;
 
 	if (!qp)
 		return;
@@ -1269,13 +1279,11 @@ static void op_fork(struct verbs_fuzz *v)
 	pid = fork();
 	if (pid)
 		return;
-	for (i = 0; vq->sq.buf && i < vq->sq.size; i += 64)
-		sum += ((volatile uint8_t *)vq->sq.buf)[i];
-	for (i = 0; vq->rq.buf && i < vq->rq.size; i += 64)
-		sum += ((volatile uint8_t *)vq->rq.buf)[i];
-	sum += vq->st->flags;
+	mapped = (vq->sq.buf && page_mapped(vq->sq.buf)) ||
+		 (vq->rq.buf && page_mapped(vq->rq.buf)) ||
+		 page_mapped((const void *)vq->st);
 	usleep(delay);
-	_exit(0);
+	_exit(mapped ? 1 : 0);
 }
 
 /*

@@ -115,7 +115,13 @@ void vhca_disassociate_ucontext(struct ib_ucontext *ibuc)
 /*
  * Map one of the context's own entries: shared, exactly its size, and never
  * writable when the entry is read-only (VM_MAYWRITE goes too, so mprotect()
- * cannot add write access later).
+ * cannot add write access later).  Not inherited by fork() (VM_DONTCOPY): a
+ * child may not use its parent's queues (ibv_fork_init(3)), and one that
+ * wrote them would corrupt the parent's.  It also keeps fork() out of the
+ * core's rdma_umap_open(), whose disassociation_lock taken under the new
+ * mm's mmap_lock lockdep reports against uverbs_user_mmap_disassociate()
+ * taking mmap_lock under it (6.12; a trylock of hw_destroy_rwsem keeps the
+ * two apart, which lockdep cannot see).
  */
 int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
@@ -142,6 +148,7 @@ int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		}
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
+	vm_flags_set(vma, VM_DONTCOPY);
 	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(virt_to_phys(m->cpu_addr)),
 				entry->npages << PAGE_SHIFT, vma->vm_page_prot,
 				entry);
