@@ -140,7 +140,9 @@ table() {
 		[ -n "$b" ] && [ "${SECS[$s]}" -gt "$b" ] && mark="  over budget"
 		printf '# %-30s %7s  %6s%s\n' "$s" "${SECS[$s]}" "${b:--}" "$mark"
 	done
-	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 1800
+	# 30 minutes for the checks of the test-layer issue, plus the shares
+	# of the issues since (Documentation/testing.md): hostile input's 4.
+	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 2040
 }
 
 summary() {
