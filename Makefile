@@ -42,7 +42,7 @@ kbuild-check:
 TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
 tests: $(TEST_PROGS)
 
-$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h scripts/tests/roce.h \
+$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h scripts/tests/roce.h scripts/tests/fuzz_rng.h \
 		include/uapi/rdma/vhca-abi.h
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca -o $@ $< -lrdmacm -libverbs

@@ -66,6 +66,7 @@
 #include <infiniband/verbs.h>
 
 #include "vhca.h"
+#include "fuzz_rng.h"
 #include "vhca_test.h"
 
 #define PORT		1
@@ -75,30 +76,6 @@
 #define VICTIM_STALL_S	60
 #define RECV_TAG	(1ULL << 63)
 #define FUZZ_SGES	4	/* the fuzzed QPs' max_send_sge, max_recv_sge */
-
-/* ---- the PRNG: splitmix64, one stream per process ---- */
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n > 0. */
-static uint32_t below(uint32_t n)
-{
-	return (uint32_t)((rnd() >> 32) * n >> 32);
-}
-
-static bool chance(uint32_t percent)
-{
-	return below(100) < percent;
-}
 
 /*
  * The ring fuzzer's hostility: the per mille of choices that take an odd

@@ -62,6 +62,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "fuzz_rng.h"
 #include "roce.h"
 #include "vhca_test.h"
 
@@ -80,24 +81,6 @@
 #define GUARD_BYTE	0xa5
 #define INJ_TOS		0x04		/* marks injected packets for the sniffer */
 #define MAX_CAP		256
-
-/* ---- the PRNG: splitmix64, seeded */
-
-static uint64_t rng;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint32_t below(uint32_t n)
-{
-	return n ? (uint32_t)(rnd() % n) : 0;
-}
 
 static double now_s(void)
 {
@@ -1312,7 +1295,7 @@ static int inject(int argc, char **argv)
 		return 2;
 	}
 	replay = argc - i > 4 && !strcmp(argv[i + 4], "replay");
-	rng = seed;
+	rng_state = seed;
 	printf("# seed=%llu\n", (unsigned long long)seed);
 	read_info(argv[i]);
 	dst_ip = ntohl(inet_addr(argv[i + 2]));
@@ -1360,7 +1343,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("VHCA_FUZZ_WAIT"))
 		wait_s = atof(getenv("VHCA_FUZZ_WAIT"));
-	rng = getenv("FUZZ_SEED") ? strtoull(getenv("FUZZ_SEED"), NULL, 0) :
+	rng_state = getenv("FUZZ_SEED") ? strtoull(getenv("FUZZ_SEED"), NULL, 0) :
 				    (uint64_t)time(NULL);
 	if (argc == 9 && !strcmp(argv[1], "victim"))
 		return victim(argv + 2);
