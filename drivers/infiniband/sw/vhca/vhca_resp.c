@@ -583,10 +583,19 @@ out:
 	reply = vhca_resp_rd_oldest(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	vhca_tx_list(qp, &list);
-	if (fatal)
+	if (fatal) {
 		vhca_qp_fatal(qp, IB_WC_SUCCESS);
-	else if (reply && !held)
+	} else if (reply && !held) {
+		/*
+		 * A READ request pays for the first pass at once: a READ of
+		 * up to VHCA_RESP_READ_BUDGET packets needs no worker (which
+		 * busy-polling processes may keep waiting past a short
+		 * retransmit timeout); the rest goes to the work item.
+		 */
+		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
+			vhca_resp_read_pass(qp);
 		vhca_engine_kick(qp);
+	}
 }
 
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
