@@ -36,7 +36,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject"
+GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject ulp"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
