@@ -103,7 +103,12 @@ ports() {
 link add $PT type $ULP_DEV netdev veth0
 link add $PH type $ULP_DEV netdev veth1
 EOF
-	check "$PH's GID table holds 10.0.0.2" wait_for 10 gid_find $PH 10.0.0.2
+	check "$PT's and $PH's GID tables hold 10.0.0.1 and 10.0.0.2" \
+		wait_for 10 gids_there
+}
+
+gids_there() {
+	gid_find $PT 10.0.0.1 && gid_find $PH 10.0.0.2
 }
 
 # wire_lossy: force_wire (vhca) and netem on both ends of the veth pair.
