@@ -46,24 +46,24 @@ static void vhca_mr_bounds_inside_and_edges(struct kunit *test)
 
 	user_mr(&mr, 0);
 	/* The whole MR, first byte, last byte, a middle part. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, mr_len, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len - 1, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 0x800, 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, mr_len, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len - 1, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 0x800, 0x1000, 0), 0);
 	/* Ending exactly at the end. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 0x1000, mr_len - 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 0x1000, mr_len - 0x1000, 0), 0);
 
 	/* One byte before the start, one byte past the end. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start - 1, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start - 1, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len - 1, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, mr_len + 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start - 1, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start - 1, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len - 1, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, mr_len + 1, 0), -EINVAL);
 	/* Far outside on either side. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 1, 0), -EINVAL);
 	/* Covering the MR and more on both sides. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, U64_MAX, 0), -EINVAL);
 }
 
 static void vhca_mr_bounds_wrap(struct kunit *test)
@@ -72,21 +72,21 @@ static void vhca_mr_bounds_wrap(struct kunit *test)
 
 	user_mr(&mr, 0);
 	/* Ranges whose end wraps past U64_MAX. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, U64_MAX, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 1, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 1, U64_MAX, 0), -EINVAL);
 	/* Inside at the start, a length that a naive end check would wrap. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 0x1000,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 0x1000,
 					    U64_MAX - mr_start - 0x1000 + 1, 0), -EINVAL);
 
 	/* An MR at the very top of the u64 space. */
 	mr.iova = U64_MAX - 0xfff;
 	mr.length = 0x1000;
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX - 0xfff, 0x1000, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX - 0xfff, 0x1001, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX - 0xfff, 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX - 0xfff, 0x1001, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1, 0), -EINVAL);
 }
 
 static void vhca_mr_zero_length(struct kunit *test)
@@ -95,13 +95,13 @@ static void vhca_mr_zero_length(struct kunit *test)
 
 	user_mr(&mr, IB_ACCESS_LOCAL_WRITE);
 	/* Touches no byte: passes the bounds check anywhere. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 0, 0), 0);
 	/* PD and access still count. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, mr_start, 0, 0), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 0,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, mr_start, 0, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 0,
 					    IB_ACCESS_REMOTE_READ), -EACCES);
 }
 
@@ -129,7 +129,7 @@ static void vhca_mr_access_bits(struct kunit *test)
 				if (r & BIT(i))
 					want |= bits[i];
 			KUNIT_EXPECT_EQ_MSG(test,
-					    vhca_mr_check(&mr, &pd_a, mr_start, 8, want),
+					    vhca_mr_check(&mr, 0, &pd_a, mr_start, 8, want),
 					    (want & ~granted) ? -EACCES : 0,
 					    "granted %#x requested %#x", granted, want);
 		}
@@ -137,9 +137,9 @@ static void vhca_mr_access_bits(struct kunit *test)
 
 	/* Bits outside the four are never granted, even if registered. */
 	user_mr(&mr, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 8,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 8,
 					    IB_ACCESS_MW_BIND), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 8,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 8,
 					    IB_ACCESS_HUGETLB), -EACCES);
 }
 
@@ -149,12 +149,12 @@ static void vhca_mr_pd_mismatch(struct kunit *test)
 
 	user_mr(&mr, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, mr_start, 8, 0), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, NULL, mr_start, 8, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, mr_start, 8, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, NULL, mr_start, 8, 0), -EACCES);
 	/* Checked before the bounds and the access bits. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, 0, 1, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, 0, 1, 0), -EACCES);
 	user_mr(&mr, 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1,
 					    IB_ACCESS_REMOTE_WRITE), -EACCES);
 }
 
@@ -166,18 +166,18 @@ static void vhca_mr_dma(struct kunit *test)
 		.dma = true,
 	};
 
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, (u64)(uintptr_t)&mr,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, (u64)(uintptr_t)&mr,
 					    sizeof(mr), IB_ACCESS_LOCAL_WRITE), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, U64_MAX, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, U64_MAX, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 2, 0), -EINVAL);
 	/* Ending exactly at 2^64 is no wrap; one more byte is. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 1, U64_MAX, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 2, U64_MAX, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 1, U64_MAX, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 2, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1,
 					    IB_ACCESS_REMOTE_READ), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, 0, 1, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, 0, 1, 0), -EACCES);
 }
 
 static void vhca_mr_reg_access_named(struct kunit *test)
@@ -393,7 +393,7 @@ static void vhca_mr_dereg_waits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(w.done));
 	KUNIT_EXPECT_FALSE(test, completion_done(&mr->released));
 	/* In-flight users may still check and use it. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(got, &pd_a, mr_start, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(got, 0, &pd_a, mr_start, 1, 0), 0);
 
 	vhca_mr_put(got);
 	flush_work(&w.work);
@@ -603,26 +603,26 @@ static void vhca_copy_dma_mr(struct kunit *test)
 		buf[i] = i + 1;
 
 	/* The iova is the kernel virtual address. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 8, buf, 32, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 8, buf, 32, VHCA_COPY_TO_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, mem + 8, buf, 32);
 	expect_all(test, mem, 0, 8);
 	expect_all(test, mem + 40, 0, 24);
 	memset(buf, 0, 64);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 12, buf, 16, VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 12, buf, 16, VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, buf, mem + 12, 16);
 	expect_all(test, buf + 16, 0, 48);
 
 	/* Zero length touches nothing, wherever. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, NULL, 0, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, NULL, 0, VHCA_COPY_TO_MR), 0);
 	/* A wrapping range. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, U64_MAX, buf, 2, VHCA_COPY_FROM_MR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, U64_MAX, buf, 2, VHCA_COPY_FROM_MR), -EINVAL);
 
 	/* Without local write: read, never written. */
 	mr.access = IB_ACCESS_REMOTE_READ;
 	memset(buf, 0xee, 64);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, 64, VHCA_COPY_TO_MR), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 64, VHCA_COPY_TO_MR), -EACCES);
 	expect_all(test, mem, 0, 8);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, 64, VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 64, VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_EQ(test, buf[0], 0);
 	KUNIT_EXPECT_EQ(test, buf[8], 1);
 }
@@ -643,50 +643,50 @@ static void vhca_copy_page_array_read(struct kunit *test)
 
 		stack_user_mr(test, &mr, iova, lw);
 		/* The first byte is at the offset in the first page. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, 1, VHCA_COPY_FROM_MR), 0);
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 1, VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[0], pattern(0, FAKE_OFF));
 		/* Within the first page. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 16, buf, 32,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 16, buf, 32,
 						   VHCA_COPY_FROM_MR), 0);
 		expect_mr_bytes(test, &mr, 16, buf, 32);
 		KUNIT_EXPECT_EQ(test, buf[31], pattern(0, FAKE_OFF + 47));
 		/* Across the first page boundary, and exactly at it. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page1 - 8, buf, 16,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page1 - 8, buf, 16,
 						   VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[7], pattern(0, PAGE_SIZE - 1));
 		KUNIT_EXPECT_EQ(test, buf[8], pattern(1, 0));
 		expect_mr_bytes(test, &mr, to_page1 - 8, buf, 16);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page1, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page1, buf, 1,
 						   VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[0], pattern(1, 0));
 		/* A whole page's worth across two boundaries, then all of it. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page1 - 1, buf,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page1 - 1, buf,
 						   PAGE_SIZE + 2, VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[PAGE_SIZE + 1], pattern(2, 0));
 		expect_mr_bytes(test, &mr, to_page1 - 1, buf, PAGE_SIZE + 2);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, FAKE_LEN,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, FAKE_LEN,
 						   VHCA_COPY_FROM_MR), 0);
 		expect_mr_bytes(test, &mr, 0, buf, FAKE_LEN);
 		/* The last byte. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN - 1, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN - 1, buf, 1,
 						   VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[0], pattern(2, PAGE_SIZE - FAKE_TAIL - 1));
 
 		/* Refused, untouched: past the end, before the start, wraps. */
 		memset(buf, 0x5a, FAKE_LEN + 1);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN, buf, 1,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN - 1, buf, 2,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN - 1, buf, 2,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, FAKE_LEN + 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, FAKE_LEN + 1,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova - 1, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova - 1, buf, 1,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova - 1, buf, 2,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova - 1, buf, 2,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 1, buf, U32_MAX,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 1, buf, U32_MAX,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, U64_MAX, buf, 2,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, U64_MAX, buf, 2,
 						   VHCA_COPY_FROM_MR), -EINVAL);
 		expect_all(test, buf, 0x5a, FAKE_LEN + 1);
 	}
@@ -709,13 +709,13 @@ static void vhca_copy_page_array_write(struct kunit *test)
 		buf[i] = ~pattern(7, i);
 
 	/* Across the second boundary. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page2 - 3, buf, 10,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page2 - 3, buf, 10,
 					   VHCA_COPY_TO_MR), 0);
 	expect_mr_bytes(test, &mr, to_page2 - 3, buf, 10);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, to_page2 - 4), pattern(1, PAGE_SIZE - 4));
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, to_page2 + 7), pattern(2, 7));
 	/* The whole MR; the bytes around it keep theirs. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, FAKE_LEN, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, FAKE_LEN, VHCA_COPY_TO_MR), 0);
 	expect_mr_bytes(test, &mr, 0, buf, FAKE_LEN);
 	for (i = 0; i < FAKE_OFF; i++)
 		KUNIT_EXPECT_EQ(test, first[i], pattern(0, i));
@@ -723,14 +723,14 @@ static void vhca_copy_page_array_write(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, last[i], pattern(FAKE_PAGES - 1, i));
 
 	/* One past the end: refused, nothing written. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN - 4, buf + 100, 5,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN - 4, buf + 100, 5,
 					   VHCA_COPY_TO_MR), -EINVAL);
 	expect_mr_bytes(test, &mr, FAKE_LEN - 4, buf + FAKE_LEN - 4, 4);
 	KUNIT_EXPECT_EQ(test, last[PAGE_SIZE - FAKE_TAIL],
 			pattern(FAKE_PAGES - 1, PAGE_SIZE - FAKE_TAIL));
 	/* Read-only MR (pages pinned without FOLL_WRITE): never written. */
 	mr.access = IB_ACCESS_REMOTE_READ;
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf + 1, 1, VHCA_COPY_TO_MR), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf + 1, 1, VHCA_COPY_TO_MR), -EACCES);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, 0), buf[0]);
 }
 
@@ -767,28 +767,28 @@ static void vhca_copy_skb(struct kunit *test)
 	skb = test_skb(test, data);
 
 	/* skb bytes 50-249 (linear and fragment) to an MR page boundary. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova + at, skb, 50, 200,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova + at, skb, 50, 200,
 					       VHCA_COPY_TO_MR), 0);
 	expect_mr_bytes(test, &mr, at, data + 50, 200);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, at - 1), pattern(0, FAKE_OFF + at - 1));
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, at + 200), pattern(1, 100));
 
 	/* MR bytes across the boundary into all of the skb. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova + at + 150, skb, 0, 300,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova + at + 150, skb, 0, 300,
 					       VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, 0, buf, 300), 0);
 	expect_mr_bytes(test, &mr, at + 150, buf, 300);
 
 	/* The skb too short: refused before the MR is touched. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova, skb, 250, 51,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova, skb, 250, 51,
 					       VHCA_COPY_TO_MR), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova, skb, 301, 0,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova, skb, 301, 0,
 					       VHCA_COPY_TO_MR), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova, skb, 0, U32_MAX,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova, skb, 0, U32_MAX,
 					       VHCA_COPY_FROM_MR), -EFAULT);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, 0), pattern(0, FAKE_OFF));
 	/* The MR's bounds still hold with an skb. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova + FAKE_LEN - 1, skb, 0, 2,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova + FAKE_LEN - 1, skb, 0, 2,
 					       VHCA_COPY_TO_MR), -EINVAL);
 	kfree_skb(skb);
 }

@@ -228,7 +228,7 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * go wait behind them (a reference to @skb is kept).
  */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  u8 opflags, struct sk_buff *skb, u32 off);
+		  u16 opflags, struct sk_buff *skb, u32 off);
 bool vhca_resp_run(struct vhca_qp *qp);
 void vhca_resp_drop_held(struct vhca_qp *qp);
 /* Close the responder's message in progress. */
