@@ -68,7 +68,7 @@ devinfo() {
 	for f in "max_qp MAX_QP" "max_qp_wr MAX_QP_WR" "max_sge MAX_SGE" \
 		"max_sge_rd MAX_SGE" "max_cq MAX_CQ" "max_cqe MAX_CQE" "max_mr MAX_MR" \
 		"max_pd MAX_PD" "max_qp_rd_atom MAX_QP_RD_ATOM" \
-		"max_qp_init_rd_atom MAX_QP_RD_ATOM" "max_srq MAX_SRQ" \
+		"max_qp_init_rd_atom MAX_QP_INIT_RD_ATOM" "max_srq MAX_SRQ" \
 		"max_srq_wr MAX_SRQ_WR" "max_srq_sge MAX_SGE" "max_ah MAX_AH" \
 		"local_ca_ack_delay LOCAL_ACK_DELAY"; do
 		set -- $f
