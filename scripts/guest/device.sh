@@ -159,11 +159,25 @@ fatal() {
 }
 scenario fatal fatal 60
 
-# Renamed devices are still matched (by modalias, not by name).
+# net_link DEV NETDEV: DEV's parent lists exactly NETDEV in its net/
+# directory (where rdma-core's tests look for a device's netdev), a link
+# to that netdev.
+net_link() {
+	[ "$(ls /sys/class/infiniband/$1/device/net)" = "$2" ] &&
+		[ "$(readlink -f /sys/class/infiniband/$1/device/net/$2)" = \
+			"$(readlink -f /sys/class/net/$2)" ]
+}
+
+# Renamed devices are still matched (by modalias, not by name); the
+# parent's net/ link follows a renamed netdev.
 rename() {
 	two_ports
+	check "vhca0's parent lists veth0 in net/" net_link vhca0 veth0
+	check "vhca1's parent lists veth1 in net/" net_link vhca1 veth1
 	check "rdma dev set vhca1 name foo0" rdma dev set vhca1 name foo0
 	check "ibv_devinfo -d foo0 opens the renamed device" sh -c 'ibv_devinfo -d foo0 | grep -q PORT_ACTIVE'
+	check "ip link set veth1 name wire1" sh -c 'ip link set veth1 down && ip link set veth1 name wire1 && ip link set wire1 up'
+	check "foo0's parent lists wire1 in net/, not veth1" net_link foo0 wire1
 	check "rmmod vhca with a renamed device" rmmod vhca
 	check "no coherent buffer outstanding at any removal" no_dmesg "outstanding at removal"
 }
