@@ -31,7 +31,7 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr = VHCA_MAX_MR;
 	attr->max_pd = VHCA_MAX_PD;
 	attr->max_qp_rd_atom = VHCA_MAX_QP_RD_ATOM;
-	attr->max_qp_init_rd_atom = VHCA_MAX_QP_RD_ATOM;
+	attr->max_qp_init_rd_atom = VHCA_MAX_QP_INIT_RD_ATOM;
 	attr->max_res_rd_atom = VHCA_MAX_QP * VHCA_MAX_QP_RD_ATOM;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->max_srq = VHCA_MAX_SRQ;
