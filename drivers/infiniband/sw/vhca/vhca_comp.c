@@ -9,6 +9,19 @@
 
 #include "vhca_engine.h"
 
+/* The work completion opcode of a send WQE's opcode. */
+static u8 vhca_comp_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case VHCA_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case VHCA_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return vhca_wc_opcode(wr_opcode);
+	}
+}
+
 /* Complete the WQE at sq_tail; under sq_lock. */
 void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
 {
@@ -20,8 +33,25 @@ void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
 		qp->req.next = qp->sq_tail + 1;
 		qp->req.pkt = 0;
 	}
-	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_wc_opcode(wqe->hdr.opcode),
+	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_comp_opcode(wqe->hdr.opcode),
 			       wqe->len, status);
+}
+
+/*
+ * The local operations (executed when fetched, vhca_req_local()) that
+ * the WQE just completed held back: they complete with it.  Those an ACK
+ * covers complete by their PSN; this is for the ones after a READ.
+ */
+static void vhca_comp_local_ops(struct vhca_qp *qp)
+{
+	u8 op;
+
+	while (qp->sq_tail != qp->req.next) {
+		op = vhca_qp_swqe(qp, qp->sq_tail)->hdr.opcode;
+		if (op != VHCA_WR_REG_MR && op != VHCA_WR_LOCAL_INV)
+			break;
+		vhca_comp_wqe(qp, IB_WC_SUCCESS);
+	}
 }
 
 /*
@@ -163,6 +193,7 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 	qp->comp.read_retried = false;
 	if (psn == wqe->last_psn) {
 		vhca_comp_wqe(qp, IB_WC_SUCCESS);
+		vhca_comp_local_ops(qp);
 		if (qp->sq_tail != qp->req.next)
 			qp->comp.psn = vhca_qp_swqe(qp, qp->sq_tail)->first_psn;
 		res->kick = true;

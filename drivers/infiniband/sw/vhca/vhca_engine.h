@@ -8,7 +8,8 @@
  *                 and UD
  *   vhca_tx.c     packet build and transmit, shared by every sender
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
- *                 limits, rewind, retransmit timer
+ *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
+ *                 retransmit timer
  *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
  *                 completion of send WQEs
  *   vhca_resp.c   RC responder: SEND, WRITE and READ requests
@@ -228,7 +229,7 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * go wait behind them (a reference to @skb is kept).
  */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  u8 opflags, struct sk_buff *skb, u32 off);
+		  u16 opflags, struct sk_buff *skb, u32 off);
 bool vhca_resp_run(struct vhca_qp *qp);
 void vhca_resp_drop_held(struct vhca_qp *qp);
 /* Close the responder's message in progress. */

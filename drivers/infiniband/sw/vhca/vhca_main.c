@@ -55,6 +55,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = vhca_alloc_hw_port_stats,
+	.alloc_mr = vhca_alloc_mr,
 	.alloc_pd = vhca_alloc_pd,
 	.alloc_ucontext = vhca_alloc_ucontext,
 	.create_ah = vhca_create_ah,
@@ -75,6 +76,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.get_hw_stats = vhca_get_hw_stats,
 	.get_link_layer = vhca_get_link_layer,
 	.get_port_immutable = vhca_get_port_immutable,
+	.map_mr_sg = vhca_map_mr_sg,
 	.mmap = vhca_mmap,
 	.mmap_free = vhca_mmap_free,
 	.modify_qp = vhca_modify_qp,

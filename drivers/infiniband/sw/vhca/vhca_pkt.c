@@ -19,10 +19,11 @@
 #define AETH_LEN	sizeof(struct vhca_aeth)
 #define IMMDT_LEN	sizeof(struct vhca_immdt)
 #define DETH_LEN	sizeof(struct vhca_deth)
+#define IETH_LEN	sizeof(struct vhca_ieth)
 
 /*
  * An opcode: its place in a message and what follows its BTH (up to three
- * of PAYLOAD, RETH, AETH, DETH, IMMDT, or NONE), each a flag (F_) and a
+ * of PAYLOAD, RETH, AETH, DETH, IMMDT, IETH, or NONE), each a flag (F_) and a
  * header length (L_): the length is the sum of the headers it names.
  */
 #define OP(op, place, a, b, c) \
@@ -43,6 +44,8 @@
 #define L_DETH		DETH_LEN
 #define F_IMMDT		VHCA_PKT_IMMDT
 #define L_IMMDT		IMMDT_LEN
+#define F_IETH		VHCA_PKT_IETH
+#define L_IETH		IETH_LEN
 
 static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
@@ -58,6 +61,8 @@ static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_RDMA_WRITE_ONLY, ONLY, PAYLOAD, RETH, NONE),
 	OP(RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, RETH, IMMDT),
 	OP(RC_RDMA_READ_REQUEST, ONLY, RETH, NONE, NONE),
+	OP(RC_SEND_LAST_WITH_INVALIDATE, LAST, PAYLOAD, IETH, NONE),
+	OP(RC_SEND_ONLY_WITH_INVALIDATE, ONLY, PAYLOAD, IETH, NONE),
 	OP(RC_RDMA_READ_RESPONSE_FIRST, FIRST, PAYLOAD, AETH, NONE),
 	OP(RC_RDMA_READ_RESPONSE_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
 	OP(RC_RDMA_READ_RESPONSE_LAST, LAST, PAYLOAD, AETH, NONE),
@@ -80,8 +85,9 @@ u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
 {
 	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(opcode);
 
-	/* RC requests are the opcodes up to READ_REQUEST. */
-	if (!oi || opcode > IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	/* RC requests: the opcodes up to READ_REQUEST, SENDs with IETH. */
+	if (!oi || (opcode > IB_OPCODE_RC_RDMA_READ_REQUEST &&
+		    !(oi->flags & VHCA_PKT_IETH)) ||
 	    !(oi->flags & VHCA_PKT_LAST))
 		return msn & VHCA_PSN_MASK;
 	return vhca_psn_add(msn, 1);
@@ -153,6 +159,11 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 
 		immdt->imm = pkt->imm;
 	}
+	if (oi->flags & VHCA_PKT_IETH) {
+		struct vhca_ieth *ieth = (void *)p;
+
+		ieth->rkey = cpu_to_be32(pkt->ieth_rkey);
+	}
 	return oi->hdr_len;
 }
 
@@ -219,6 +230,11 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 		const struct vhca_immdt *immdt = (const void *)p;
 
 		pkt->imm = immdt->imm;
+	}
+	if (oi->flags & VHCA_PKT_IETH) {
+		const struct vhca_ieth *ieth = (const void *)p;
+
+		pkt->ieth_rkey = be32_to_cpu(ieth->rkey);
 	}
 	return 0;
 }

@@ -3,7 +3,8 @@
  * The RC requester: copies each send WQE once from the ring into the QP's
  * private array, validates the copy, gives it its PSNs and sends its
  * packets, gathering the payload from the local MRs; keeps the window of
- * packets in flight, fences and the READ limit; rewinds (go-back-N from a
+ * packets in flight, fences and the READ limit; executes the local
+ * operations (REG_MR, LOCAL_INV) in send-queue order; rewinds (go-back-N from a
  * PSN) for the completer and on the retransmit timer.  Process context (a
  * work item per QP, or the kick system call) or the doorbell's timer.
  */
@@ -35,12 +36,79 @@ unsigned long vhca_req_timeout(const struct vhca_qp *qp)
 	return j << min_t(u8, backoff, VHCA_TIMEOUT_BACKOFF_MAX);
 }
 
+/* Fences: a WQE waits for every READ before it to complete. */
+static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != end; i++)
+		if (vhca_qp_swqe(qp, i)->hdr.opcode ==
+		    VHCA_WR_RDMA_READ)
+			return true;
+	return false;
+}
+
+/*
+ * A local operation of a kernel QP (a user QP's fails, fetched as any
+ * unknown opcode), executed once, when fetched: REG_MR and LOCAL_INV take
+ * effect in send-queue order, for the WQEs after them.  A LOCAL_INV waits
+ * until every WQE before it completed (the IBTA's local invalidate fence,
+ * mandatory here as in rxe: a WQE sent before it may have to gather its
+ * payload again, a READ still scatters into its MR); with
+ * IB_SEND_FENCE, a REG_MR waits for the READs before it.  The WQE takes
+ * no PSN (last_psn is the one before its first), so an ACK of what
+ * precedes it completes it too.  False while it waits (not fetched:
+ * read again from the ring then).
+ */
+static bool vhca_req_local(struct vhca_qp *qp, u32 index,
+			   const struct vhca_send_wqe *slot)
+{
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	const struct ib_pd *pd = qp->ibqp.pd;
+	int err;
+
+	if (wqe->hdr.opcode == VHCA_WR_LOCAL_INV ? index != qp->sq_tail :
+	    (wqe->hdr.flags & VHCA_WQE_FENCE) &&
+	    vhca_req_reads_pending(qp, index))
+		return false;
+	wqe->fetched = true;
+	wqe->len = 0;
+	wqe->first_psn = qp->req.psn;
+	wqe->last_psn = vhca_psn_add(qp->req.psn, -1);
+	if (wqe->hdr.opcode == VHCA_WR_REG_MR) {
+		wqe->hdr.reg.key = READ_ONCE(slot->reg.key);
+		wqe->hdr.reg.access = READ_ONCE(slot->reg.access);
+		err = vhca_mr_fast_reg(vdev, pd, wqe->hdr.reg.key,
+				       wqe->hdr.reg.access);
+		wqe->wc_status = err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	} else {
+		err = vhca_mr_invalidate(vdev, pd, wqe->hdr.invalidate_rkey,
+					 false);
+		wqe->wc_status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	}
+	if (err)
+		ibdev_dbg(&vdev->ibdev, "QP %u: %s of key %#x refused: %d\n",
+			  qp->ibqp.qp_num,
+			  wqe->hdr.opcode == VHCA_WR_REG_MR ? "REG_MR" :
+			  "LOCAL_INV",
+			  wqe->hdr.opcode == VHCA_WR_REG_MR ?
+			  wqe->hdr.reg.key : wqe->hdr.invalidate_rkey, err);
+	return true;
+}
+
+static bool vhca_req_is_local(u8 opcode)
+{
+	return opcode == VHCA_WR_REG_MR || opcode == VHCA_WR_LOCAL_INV;
+}
+
 /*
  * Copy the WQE at index from the ring and check it.  A WQE the device
  * cannot execute keeps a failed wc_status and is completed in error when
- * its turn comes.  Under sq_lock.
+ * its turn comes.  False when it is a local operation that waits (see
+ * vhca_req_local()).  Under sq_lock.
  */
-static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
+static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 {
 	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
 	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, index);
@@ -48,12 +116,14 @@ static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	u32 mtu = vhca_qp_mtu(qp), npsn;
 	u64 len = 0;
 
+	if (vhca_req_is_local(wqe->hdr.opcode) && !qp->uctx)
+		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
 	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
 
-	if (wqe->hdr.opcode > VHCA_WR_RDMA_READ) {
+	if (wqe->hdr.opcode > VHCA_WR_SEND_WITH_INV) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
 		if (wqe->hdr.inline_len > qp->max_inline ||
@@ -78,6 +148,7 @@ static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	wqe->last_psn = vhca_psn_add(qp->req.psn, npsn - 1);
 	if (wqe->wc_status == IB_WC_SUCCESS)
 		qp->req.psn = vhca_psn_add(qp->req.psn, npsn);
+	return true;
 }
 
 static u8 vhca_req_opcode(u8 wr, bool first, bool last)
@@ -91,6 +162,11 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 	int i = first | last << 1;
 
 	switch (wr) {
+	case VHCA_WR_SEND_WITH_INV:
+		if (last)
+			return first ? IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE :
+				       IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE;
+		return send[i];
 	case VHCA_WR_SEND_WITH_IMM:
 		if (last)
 			return first ? IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE :
@@ -130,6 +206,7 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
+		.ieth_rkey = wqe->hdr.invalidate_rkey,
 		.reth_va = wqe->hdr.rdma.remote_addr,
 		.reth_rkey = wqe->hdr.rdma.rkey,
 		.reth_len = wqe->len,
@@ -186,18 +263,6 @@ u32 vhca_req_next_psn(struct vhca_qp *qp)
 	return vhca_psn_add(wqe->first_psn, qp->req.pkt);
 }
 
-/* Fences: a WQE waits for every READ before it to complete. */
-static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
-{
-	u32 i;
-
-	for (i = qp->sq_tail; i != end; i++)
-		if (vhca_qp_swqe(qp, i)->hdr.opcode ==
-		    VHCA_WR_RDMA_READ)
-			return true;
-	return false;
-}
-
 static u32 vhca_req_reads_in_flight(struct vhca_qp *qp)
 {
 	u32 i, n = 0;
@@ -250,13 +315,21 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 
 	while (qp->req.next != head && budget) {
 		wqe = vhca_qp_swqe(qp, qp->req.next);
-		if (!wqe->fetched)
-			vhca_req_fetch(qp, qp->req.next);
+		if (!wqe->fetched && !vhca_req_fetch(qp, qp->req.next))
+			break;
 		if (wqe->wc_status != IB_WC_SUCCESS) {
 			/* It fails once everything before it completed. */
 			if (qp->req.next == qp->sq_tail)
 				*failed = wqe->wc_status;
 			break;
+		}
+		/* Executed: completes once everything before it did. */
+		if (vhca_req_is_local(wqe->hdr.opcode)) {
+			if (qp->req.next == qp->sq_tail)
+				vhca_comp_wqe(qp, IB_WC_SUCCESS);
+			else
+				qp->req.next++;
+			continue;
 		}
 		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
 		    VHCA_REQ_WINDOW)

@@ -5,7 +5,9 @@
  * is NAKed once), places SEND payload into receive WQEs and WRITE payload
  * into the MR its rkey names (looked up per packet) after checking PD,
  * bounds and remote access, and acknowledges the last packet of every
- * message and every packet that asks.  READs are answered from the MR by
+ * message and every packet that asks; a SEND with Invalidate invalidates
+ * the fast-registration MR its IETH names at its last packet.  READs are
+ * answered from the MR by
  * the QP's work item (process context), a bounded pass at a time, with
  * the requests that come meanwhile held behind their responses.
  */
@@ -39,6 +41,12 @@ static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
 		cqe.flags |= VHCA_CQE_WITH_IMM;
 		cqe.imm_data = pkt->imm;
 	}
+	if (status == IB_WC_SUCCESS &&
+	    (pkt->opcode == IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE ||
+	     pkt->opcode == IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE)) {
+		cqe.flags |= VHCA_CQE_WITH_INV;
+		cqe.invalidate_rkey = pkt->ieth_rkey;
+	}
 	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
 }
 
@@ -51,8 +59,8 @@ static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return NULL;
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
-	if (mr && vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va, pkt->reth_len,
-				IB_ACCESS_REMOTE_READ)) {
+	if (mr && vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd, pkt->reth_va,
+				pkt->reth_len, IB_ACCESS_REMOTE_READ)) {
 		vhca_mr_put(mr);
 		return NULL;
 	}
@@ -215,7 +223,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 			     index == reply->npkts - 1 ?
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		if (mr && vhca_mr_check(mr, qp->ibqp.pd, va, rsp.paylen,
+		if (mr && vhca_mr_check(mr, rkey, qp->ibqp.pd, va, rsp.paylen,
 					IB_ACCESS_REMOTE_READ)) {
 			err = -EACCES;
 			break;
@@ -224,7 +232,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		if (IS_ERR(skb))
 			break;
 		if (mr)
-			err = vhca_mr_copy(mr, va, payload, rsp.paylen,
+			err = vhca_mr_copy(mr, rkey, va, payload, rsp.paylen,
 					   VHCA_COPY_FROM_MR);
 		if (err)
 			kfree_skb(skb);
@@ -294,6 +302,7 @@ enum vhca_resp_error {
 	VHCA_RESP_PROT_ERR,		/* LOC_PROT_ERR, remote operational */
 	VHCA_RESP_INVALID,		/* invalid request */
 	VHCA_RESP_ACCESS,		/* remote access */
+	VHCA_RESP_INV_ERR,		/* REM_INV_REQ_ERR, invalid request */
 };
 
 /* End the message in progress with error; returns the NAK code. */
@@ -315,6 +324,10 @@ static int vhca_resp_fail(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		break;
 	case VHCA_RESP_ACCESS:
 		nak = VHCA_NAK_REM_ACCESS_ERR;
+		break;
+	case VHCA_RESP_INV_ERR:
+		vhca_resp_complete(qp, msg, pkt, IB_WC_REM_INV_REQ_ERR,
+				   IB_WC_RECV);
 		break;
 	}
 	vhca_rmsg_close(msg);
@@ -349,8 +362,9 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, pkt->reth_rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		bad = vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va,
-				    pkt->reth_len, IB_ACCESS_REMOTE_WRITE);
+		bad = vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd,
+				    pkt->reth_va, pkt->reth_len,
+				    IB_ACCESS_REMOTE_WRITE);
 		vhca_mr_put(mr);
 		if (bad)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
@@ -390,10 +404,10 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, msg->rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		err = vhca_mr_check(mr, qp->ibqp.pd, msg->va, pkt->paylen,
-				    IB_ACCESS_REMOTE_WRITE);
+		err = vhca_mr_check(mr, msg->rkey, qp->ibqp.pd, msg->va,
+				    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!err)
-			err = vhca_mr_copy_skb(mr, msg->va, skb, off,
+			err = vhca_mr_copy_skb(mr, msg->rkey, msg->va, skb, off,
 					       pkt->paylen, VHCA_COPY_TO_MR);
 		vhca_mr_put(mr);
 		if (err)
@@ -417,7 +431,7 @@ static bool vhca_resp_write_imm_last(u8 opcode)
  * (one begun by this ONLY packet undone), for the packet sent again.
  * 0 or -EAGAIN.
  */
-static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u8 opflags)
+static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u16 opflags)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	bool bad;
@@ -430,14 +444,23 @@ static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u8 opflags)
 }
 
 /*
- * The LAST or ONLY packet: the receive completion, and the MSN counts
- * the message.
+ * The LAST or ONLY packet: a SEND with Invalidate's invalidation, the
+ * receive completion, and the MSN counts the message.  The R_Key is the
+ * peer's word: only a VALID fast-registration MR of this QP's PD, under
+ * that key, is invalidated; anything else fails the receive WQE with
+ * REM_INV_REQ_ERR, as rxe's responder does, and is NAKed as an invalid
+ * request.  0 or a NAK code.
  */
-static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
+static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 u16 opflags)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	u8 op = pkt->opcode;
 
+	if ((opflags & VHCA_PKT_IETH) &&
+	    vhca_mr_invalidate(to_vdev(qp->ibqp.device), qp->ibqp.pd,
+			       pkt->ieth_rkey, true))
+		return vhca_resp_fail(qp, pkt, VHCA_RESP_INV_ERR);
 	if (msg->send)
 		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS, IB_WC_RECV);
 	else if (vhca_resp_write_imm_last(op))
@@ -453,10 +476,11 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
  * (no receive WQE), or a positive NAK code.
  */
 static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  u8 opflags, struct sk_buff *skb, u32 off, u32 npsn)
+			  u16 opflags, struct sk_buff *skb, u32 off, u32 npsn)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
-	bool send = pkt->opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE;
+	bool send = pkt->opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE ||
+		    (opflags & VHCA_PKT_IETH);
 	int ret;
 
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
@@ -480,7 +504,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	ret = vhca_resp_place(qp, pkt, skb, off);
 	if (ret)
 		return ret;
-	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt) : 0;
+	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt, opflags) : 0;
 }
 
 /*
@@ -524,7 +548,7 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * the responses.
  */
 static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			     u8 opflags, struct sk_buff *skb, u32 off,
+			     u16 opflags, struct sk_buff *skb, u32 off,
 			     bool held)
 {
 	u32 mtu = vhca_qp_mtu(qp), npsn = 1;
@@ -538,7 +562,8 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	 * The end of a SEND or WRITE message: the send doorbell sleeps
 	 * before the process can see the message (vhca_db_expire()).
 	 */
-	if (pkt->opcode < IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	if ((pkt->opcode < IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	     (opflags & VHCA_PKT_IETH)) &&
 	    (opflags & VHCA_PKT_LAST) && qp->sq.count)
 		vhca_db_expire(qp, true);
 
@@ -599,7 +624,7 @@ out:
 }
 
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  u8 opflags, struct sk_buff *skb, u32 off)
+		  u16 opflags, struct sk_buff *skb, u32 off)
 {
 	vhca_resp_handle(qp, pkt, opflags, skb, off, false);
 }
