@@ -8,7 +8,8 @@
  *                 and UD
  *   vhca_tx.c     packet build and transmit, shared by every sender
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
- *                 limits, rewind, retransmit timer
+ *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
+ *                 retransmit timer
  *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
  *                 completion of send WQEs
  *   vhca_resp.c   RC responder: SEND, WRITE and READ requests
