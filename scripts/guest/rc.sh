@@ -24,7 +24,6 @@ NETEM_REORDER="reorder 5% delay 1ms"
 N_MIB=100 N_MANY=10000 N_REORDER=2000 N_LOSSY_PP=2000 N_LOSSY=500 N_PERF=200
 N_ATOMIC=500
 [ "$VHCA_KERNEL" = debug ] && N_LOSSY_PP=300 N_LOSSY=60 N_PERF=60 N_ATOMIC=150
-FW=/sys/module/vhca/parameters/force_wire
 
 # netem_both ARGS: a netem qdisc on both ends of the wire.
 netem_both() {
@@ -93,22 +92,20 @@ atomics() {
 }
 scenario atomics atomics
 
-# Atomics through the IP stack (force_wire: over lo) with netem
-# duplicating and losing packets: a duplicated atomic request is answered
-# from the result the responder kept, never executed again, or the
-# counter would end high and return a value twice.
+# Atomics across two namespaces with netem duplicating and losing packets
+# on both ends of the wire: a duplicated atomic request is answered from
+# the result the responder kept, never executed again, or the counter
+# would end high and return a value twice.  One process drives both
+# devices (vhca1 in the namespace peer, as RDMA devices are seen from
+# every namespace).
 atomics_dup() {
-	ports_one_ns
-	check "echo 1 > force_wire" sh -c "echo 1 >$FW"
-	check "netem on lo: duplicate 20%, loss 2%" \
-		tc qdisc add dev lo root netem duplicate 20% loss 2% delay 1ms
+	ports_two_ns
+	netem_both "duplicate 20% loss 2% delay 1ms"
 	d0=$(total duplicate_requests)
 	atomic_run atomic-dup vhca0 "$G0" vhca1 "$G1"
 	d=$(($(total duplicate_requests) - d0))
 	echo "# atomics under duplication: duplicate_requests $d (both ports)"
 	check "the responders saw duplicated requests ($d)" test "$d" -gt 0
-	check "netem off lo" tc qdisc del dev lo root
-	check "echo 0 > force_wire" sh -c "echo 0 >$FW"
 }
 scenario atomics-dup atomics_dup
 
