@@ -331,6 +331,48 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* ---- completions ---- */
 
+unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe)
+{
+	unsigned int flags = 0;
+
+	if (cqe->flags & VHCA_CQE_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	if (cqe->flags & VHCA_CQE_GRH)
+		flags |= IBV_WC_GRH;
+	return flags;
+}
+
+/*
+ * The producer index is read (acquire: the CQEs before it are whole) only
+ * when the consumer index has caught up with the value last read.  The
+ * discard check runs at the CQE's own index, before it is consumed.
+ */
+bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe *cqe)
+{
+	bool discarded;
+
+	for (;;) {
+		if (cq->ci == cq->tail) {
+			cq->tail = __atomic_load_n(&cq->st->tail[0],
+						   __ATOMIC_ACQUIRE);
+			if (cq->ci == cq->tail)
+				return false;
+		}
+		memcpy(cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(*cqe));
+		discarded = cq->discard && vhca_cq_discarded(cq, cqe);
+		cq->ci++;
+		if (!discarded)
+			return true;
+	}
+}
+
+/* A store only when the index moved: an empty poll writes nothing. */
+void vhca_cq_publish(struct vhca_cq *cq)
+{
+	if (__atomic_load_n(&cq->db->head[0], __ATOMIC_RELAXED) != cq->ci)
+		__atomic_store_n(&cq->db->head[0], cq->ci, __ATOMIC_RELEASE);
+}
+
 static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 {
 	*wc = (struct ibv_wc){
@@ -342,13 +384,10 @@ static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 		.imm_data = cqe->imm_data,
 		.qp_num = cqe->qp_num,
 		.src_qp = cqe->src_qp,
+		.wc_flags = vhca_cqe_wc_flags(cqe),
 		.pkey_index = cqe->pkey_index,
 		.sl = cqe->sl,
 	};
-	if (cqe->flags & VHCA_CQE_WITH_IMM)
-		wc->wc_flags |= IBV_WC_WITH_IMM;
-	if (cqe->flags & VHCA_CQE_GRH)
-		wc->wc_flags |= IBV_WC_GRH;
 }
 
 /* Returns the number of completions, or -1 if the CQ lost its ring. */
@@ -356,24 +395,17 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct vhca_cq *cq = to_vcq(ibcq);
 	struct vhca_cqe cqe;
-	uint32_t tail;
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	vhca_cq_lock(cq);
 	if (!cq->ring) {
-		pthread_spin_unlock(&cq->lock);
+		vhca_cq_unlock(cq);
 		return -1;
 	}
-	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
-	while (n < num_entries && cq->ci != tail) {
-		memcpy(&cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(cqe));
-		if (!cq->discard || !vhca_cq_discarded(cq, &cqe))
-			vhca_cqe_to_wc(&cqe, &wc[n++]);
-		cq->ci++;
-	}
-	if (n)
-		__atomic_store_n(&cq->db->head[0], cq->ci, __ATOMIC_RELEASE);
-	pthread_spin_unlock(&cq->lock);
+	while (n < num_entries && vhca_cq_pop(cq, &cqe))
+		vhca_cqe_to_wc(&cqe, &wc[n++]);
+	vhca_cq_publish(cq);
+	vhca_cq_unlock(cq);
 	return n;
 }
 
