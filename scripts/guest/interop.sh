@@ -262,11 +262,13 @@ rdma_tests() {
 		tests=$($PROG list | grep -vx err-lkey)
 	fi
 	rdma_run $D $tests
-	# Atomics: the client's QPs add to a counter of the server's device.
+	# Atomics: the client's QPs add to a counter of the server's device;
+	# perftest's (no data checked) on the stock kernel.
 	atomic_run $D-atomic $SD "$SG" $CD "$CG"
-	check "$D: ib_atomic_bw" pair $D-atomic-bw \
-		"$SP ib_atomic_bw -F -d $SD -x $SG -n 100" \
-		"$CP ib_atomic_bw -F -d $CD -x $CG -n 100 $A"
+	[ "$VHCA_KERNEL" = debug ] ||
+		check "$D: ib_atomic_bw" pair $D-atomic-bw \
+			"$SP ib_atomic_bw -F -d $SD -x $SG -n 100" \
+			"$CP ib_atomic_bw -F -d $CD -x $CG -n 100 $A"
 	show_counters
 }
 
