@@ -1777,6 +1777,7 @@ static void post_atomic(struct engine_test *t, u64 wr_id, u8 opcode,
 	sge->addr = (uintptr_t)result;
 	sge->length = len;
 	sge->lkey = t->mr->lkey;
+	/* The engine reads the WQE only after this head. */
 	smp_store_release(&qp->recs.db->head[0], head + 1);
 }
 
