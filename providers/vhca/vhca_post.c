@@ -173,6 +173,8 @@ static const int vhca_wr_opcode[] = {
 	[IBV_WR_SEND] = VHCA_WR_SEND,
 	[IBV_WR_SEND_WITH_IMM] = VHCA_WR_SEND_WITH_IMM,
 	[IBV_WR_RDMA_READ] = VHCA_WR_RDMA_READ,
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = VHCA_WR_ATOMIC_CMP_AND_SWP,
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = VHCA_WR_ATOMIC_FETCH_AND_ADD,
 };
 
 #define VHCA_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
@@ -192,6 +194,8 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_UD ? -1 : vhca_wr_opcode[wr->opcode];
 	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
 	default:
 		return -1;
@@ -231,7 +235,9 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 	    wr->num_sge < 0)
 		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE) {
-		if (opcode == VHCA_WR_RDMA_READ)
+		if (opcode == VHCA_WR_RDMA_READ ||
+		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD)
 			return EINVAL;
 	} else if ((uint32_t)wr->num_sge > sq->max_sge) {
 		return EINVAL;
@@ -269,6 +275,12 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 		hdr.ud.ah = to_vah(wr->wr.ud.ah)->ah_index;
 		hdr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		hdr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	} else if (opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+		   opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD) {
+		hdr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		hdr.atomic.rkey = wr->wr.atomic.rkey;
+		hdr.atomic.compare_add = wr->wr.atomic.compare_add;
+		hdr.atomic.swap = wr->wr.atomic.swap;
 	} else if (opcode != VHCA_WR_SEND && opcode != VHCA_WR_SEND_WITH_IMM) {
 		hdr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		hdr.rdma.rkey = wr->wr.rdma.rkey;

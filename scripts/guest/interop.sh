@@ -250,7 +250,9 @@ verbs() {
 # involved in either): a receive buffer too small is a malformed WQE for
 # rxe (LOC_QP_OP_ERR, NAK remote operational error, which vhca reports as
 # REM_OP_ERR), and rxe completes a SEND from a bad lkey as WR_FLUSH_ERR
-# (seen with 6.12).
+# (seen with 6.12).  Then atomics: vhca_atomic, each value of the
+# server's counter returned once to the client's two QPs, and
+# ib_atomic_bw.
 rdma_tests() {
 	hosts
 	direction $1
@@ -260,6 +262,13 @@ rdma_tests() {
 		tests=$($PROG list | grep -vx err-lkey)
 	fi
 	rdma_run $D $tests
+	# Atomics: the client's QPs add to a counter of the server's device;
+	# perftest's (no data checked) on the stock kernel.
+	atomic_run $D-atomic $SD "$SG" $CD "$CG"
+	[ "$VHCA_KERNEL" = debug ] ||
+		check "$D: ib_atomic_bw" pair $D-atomic-bw \
+			"$SP ib_atomic_bw -F -d $SD -x $SG -n 100" \
+			"$CP ib_atomic_bw -F -d $CD -x $CG -n 100 $A"
 	show_counters
 }
 

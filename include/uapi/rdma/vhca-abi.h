@@ -15,7 +15,7 @@
  * exactly the range it was built for (match_min/max_abi_version); bump this
  * on any incompatible change to this file.
  */
-#define VHCA_UVERBS_ABI_VERSION 1
+#define VHCA_UVERBS_ABI_VERSION 2
 
 /*
  * ALLOC_UCONTEXT (ibv_open_device).  The request carries no driver data.
@@ -102,6 +102,12 @@ enum vhca_wr_opcode {
 	 */
 	VHCA_WR_LOCAL_INV = 6,
 	VHCA_WR_REG_MR = 7,
+	/*
+	 * 8-byte atomics on the aligned remote address of atomic; the value
+	 * found there lands in the WQE's SGEs (8 bytes in all).
+	 */
+	VHCA_WR_ATOMIC_CMP_AND_SWP = 8,
+	VHCA_WR_ATOMIC_FETCH_AND_ADD = 9,
 };
 
 enum {
@@ -134,6 +140,13 @@ struct vhca_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} rdma;
+		struct {
+			__aligned_u64 remote_addr;	/* as rdma's */
+			__u32 rkey;
+			__u32 reserved;
+			__aligned_u64 compare_add;	/* compare, or add */
+			__aligned_u64 swap;
+		} atomic;
 		struct {
 			__u32 key;	/* the new lkey and rkey */
 			__u32 access;	/* IB_ACCESS_* */

@@ -1696,9 +1696,10 @@ static void test_post_send(struct objs *o)
 
 	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
 	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
-				      .sg_list = sge, .num_sge = 1 };
+				      .sg_list = sge, .num_sge = 1,
+				      .send_flags = IBV_SEND_INLINE };
 	ret = ibv_post_send(o->qp, wr, &bad);
-	check(ret == EINVAL && bad == wr, "post_send: atomic opcode EINVAL",
+	check(ret == EINVAL && bad == wr, "post_send: inline atomic EINVAL",
 	      "ret %d", ret);
 	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND, .sg_list = sge,
 				      .num_sge = 4 };
@@ -2037,8 +2038,6 @@ static struct ibv_qp *create_qp_ex(struct objs *o, enum ibv_qp_type type,
 static void test_qpex_refused(struct objs *o)
 {
 	static const struct { uint64_t ops; const char *what; } bad[] = {
-		{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, "atomic compare-swap" },
-		{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, "atomic fetch-add" },
 		{ IBV_QP_EX_WITH_BIND_MW, "bind MW" },
 		{ IBV_QP_EX_WITH_LOCAL_INV, "local invalidate" },
 		{ IBV_QP_EX_WITH_SEND_WITH_INV, "send with invalidate" },
@@ -2063,6 +2062,11 @@ static void test_qpex_refused(struct objs *o)
 	qp = create_qp_ex(o, IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE);
 	check(!qp && errno == EOPNOTSUPP,
 	      "create_qp_ex: RDMA WRITE on a UD QP EOPNOTSUPP", "errno %d",
+	      errno);
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+	check(!qp && errno == EOPNOTSUPP,
+	      "create_qp_ex: an atomic on a UD QP EOPNOTSUPP", "errno %d",
 	      errno);
 	check(fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates,
 	      "create_qp_ex refusals never reach the kernel", "%u creates",

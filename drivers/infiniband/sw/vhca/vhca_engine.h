@@ -49,6 +49,22 @@ static inline u16 vhca_qp_sport(const struct vhca_qp *qp)
 }
 
 /* The engine's copy of the send WQE at ring index (RC). */
+/* An 8-byte atomic: one request, answered by its ATOMIC ACKNOWLEDGE. */
+static inline bool vhca_wr_atomic(u8 wr_opcode)
+{
+	return wr_opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * A READ or an atomic: one request, completed by its responses only, held
+ * by the responder in one of its max_dest_rd_atomic resources.
+ */
+static inline bool vhca_wr_rd_atomic(u8 wr_opcode)
+{
+	return wr_opcode == VHCA_WR_RDMA_READ || vhca_wr_atomic(wr_opcode);
+}
+
 static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
 					     u32 index)
 {

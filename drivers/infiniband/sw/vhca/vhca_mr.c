@@ -542,17 +542,42 @@ int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * The kernel side of a copy: a buffer, or (skb set) an skb's data from
  * offset off.  off advances with every chunk copied.
  */
+/* What an MR access moves: buf or skb at off, or an atomic's operands. */
 struct vhca_kbuf {
 	void *buf;
 	struct sk_buff *skb;
 	u32 off;
+	struct vhca_atomic *atomic;
 };
+
+/*
+ * The atomic on the 8 bytes at mem, as the CPU's own atomics: atomic
+ * with respect to every other atomic on that memory, of vhca's engine or
+ * of a CPU.  -EINVAL when the 8 bytes are not one aligned word (a range
+ * split across pages, or misaligned in the page under an aligned iova).
+ */
+static int vhca_kbuf_atomic(struct vhca_atomic *atomic, void *mem, u32 n)
+{
+	u64 *word = mem;
+
+	if (n != sizeof(*word) || !IS_ALIGNED((uintptr_t)mem, sizeof(*word)))
+		return -EINVAL;
+	if (atomic->cmp_swap)
+		atomic->orig = cmpxchg64(word, atomic->compare_add,
+					 atomic->swap);
+	else
+		atomic->orig = atomic64_fetch_add(atomic->compare_add,
+						  (atomic64_t *)word);
+	return 0;
+}
 
 static int vhca_kbuf_copy(struct vhca_kbuf *kb, void *mem, u32 n,
 			  enum vhca_copy_dir dir)
 {
 	int err = 0;
 
+	if (kb->atomic)
+		return vhca_kbuf_atomic(kb->atomic, mem, n);
 	if (kb->skb && dir == VHCA_COPY_TO_MR)
 		err = skb_copy_bits(kb->skb, kb->off, mem, n);
 	else if (kb->skb)
@@ -669,6 +694,16 @@ int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
 	if (!vhca_skb_range_ok(skb, skb_off, len))
 		return -EFAULT;
 	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
+}
+
+int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
+		   struct vhca_atomic *atomic)
+{
+	struct vhca_kbuf kb = { .atomic = atomic };
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	return vhca_mr_xfer(mr, key, iova, &kb, sizeof(u64), VHCA_COPY_TO_MR);
 }
 
 static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,

@@ -381,6 +381,11 @@ static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 		return type == IB_QPT_RC ? VHCA_WR_LOCAL_INV : -EINVAL;
 	case IB_WR_REG_MR:
 		return type == IB_QPT_RC ? VHCA_WR_REG_MR : -EINVAL;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_CMP_AND_SWP : -EINVAL;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_FETCH_AND_ADD :
+					   -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -412,6 +417,13 @@ static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 		wqe->invalidate_rkey = wr->ex.invalidate_rkey;
 	if (op == VHCA_WR_LOCAL_INV)
 		return 0;
+	if (op == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+	    op == VHCA_WR_ATOMIC_FETCH_AND_ADD) {
+		wqe->atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->atomic.swap = atomic_wr(wr)->swap;
+	}
 	if (op == VHCA_WR_REG_MR) {
 		const struct ib_reg_wr *reg = reg_wr(wr);
 

@@ -3,7 +3,7 @@
  * The RC requester: copies each send WQE once from the ring into the QP's
  * private array, validates the copy, gives it its PSNs and sends its
  * packets, gathering the payload from the local MRs; keeps the window of
- * packets in flight, fences and the READ limit; executes the local
+ * packets in flight, fences and the limit of READs and atomics; executes the local
  * operations (REG_MR, LOCAL_INV) in send-queue order; rewinds (go-back-N from a
  * PSN) for the completer and on the retransmit timer.  Process context (a
  * work item per QP, or the kick system call) or the doorbell's timer.
@@ -36,14 +36,13 @@ unsigned long vhca_req_timeout(const struct vhca_qp *qp)
 	return j << min_t(u8, backoff, VHCA_TIMEOUT_BACKOFF_MAX);
 }
 
-/* Fences: a WQE waits for every READ before it to complete. */
+/* Fences: a WQE waits for every READ and atomic before it to complete. */
 static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
 {
 	u32 i;
 
 	for (i = qp->sq_tail; i != end; i++)
-		if (vhca_qp_swqe(qp, i)->hdr.opcode ==
-		    VHCA_WR_RDMA_READ)
+		if (vhca_wr_rd_atomic(vhca_qp_swqe(qp, i)->hdr.opcode))
 			return true;
 	return false;
 }
@@ -120,14 +119,19 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
 	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
+	if (vhca_wr_atomic(wqe->hdr.opcode)) {
+		wqe->hdr.atomic.compare_add = READ_ONCE(slot->atomic.compare_add);
+		wqe->hdr.atomic.swap = READ_ONCE(slot->atomic.swap);
+	}
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
 
-	if (wqe->hdr.opcode > VHCA_WR_SEND_WITH_INV) {
+	if (wqe->hdr.opcode > VHCA_WR_SEND_WITH_INV &&
+	    !vhca_wr_atomic(wqe->hdr.opcode)) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
 		if (wqe->hdr.inline_len > qp->max_inline ||
-		    wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+		    vhca_wr_rd_atomic(wqe->hdr.opcode))
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		else
 			memcpy(wqe->data, sge, wqe->hdr.inline_len);
@@ -137,7 +141,9 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	} else {
 		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
 	}
-	if (len > VHCA_MAX_MSG_SIZE)
+	/* An atomic's SGEs take the 8 bytes it finds, no more, no less. */
+	if (len > VHCA_MAX_MSG_SIZE ||
+	    (vhca_wr_atomic(wqe->hdr.opcode) && len != sizeof(u64)))
 		wqe->wc_status = IB_WC_LOC_LEN_ERR;
 	if (wqe->wc_status != IB_WC_SUCCESS)
 		vhca_wqe_malformed(qp);
@@ -181,6 +187,10 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 		fallthrough;
 	case VHCA_WR_RDMA_WRITE:
 		return write[i];
+	case VHCA_WR_ATOMIC_CMP_AND_SWP:
+		return IB_OPCODE_RC_COMPARE_SWAP;
+	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_OPCODE_RC_FETCH_ADD;
 	default:
 		return IB_OPCODE_RC_RDMA_READ_REQUEST;
 	}
@@ -195,14 +205,15 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
+	bool rd_atomic = vhca_wr_rd_atomic(wqe->hdr.opcode);
 	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
-	bool first = n == 0, last = read || n == npkts - 1;
+	bool first = n == 0, last = rd_atomic || n == npkts - 1;
 	u32 done = 0;
 	struct vhca_pkt pkt = {
 		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
-		.paylen = read ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
+		.paylen = rd_atomic ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
 		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
@@ -210,6 +221,10 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 		.reth_va = wqe->hdr.rdma.remote_addr,
 		.reth_rkey = wqe->hdr.rdma.rkey,
 		.reth_len = wqe->len,
+		.atm_swap_add = wqe->hdr.opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ?
+				wqe->hdr.atomic.swap :
+				wqe->hdr.atomic.compare_add,
+		.atm_compare = wqe->hdr.atomic.compare_add,
 	};
 	struct sk_buff *skb;
 	void *payload;
@@ -263,13 +278,13 @@ u32 vhca_req_next_psn(struct vhca_qp *qp)
 	return vhca_psn_add(wqe->first_psn, qp->req.pkt);
 }
 
+/* READs and atomics in flight, which max_rd_atomic limits together. */
 static u32 vhca_req_reads_in_flight(struct vhca_qp *qp)
 {
 	u32 i, n = 0;
 
 	for (i = qp->sq_tail; i != qp->req.next; i++)
-		n += vhca_qp_swqe(qp, i)->hdr.opcode ==
-		     VHCA_WR_RDMA_READ;
+		n += vhca_wr_rd_atomic(vhca_qp_swqe(qp, i)->hdr.opcode);
 	return n;
 }
 
@@ -337,7 +352,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		if (!qp->req.pkt && (wqe->hdr.flags & VHCA_WQE_FENCE) &&
 		    vhca_req_reads_pending(qp, qp->req.next))
 			break;
-		if (!qp->req.pkt && wqe->hdr.opcode == VHCA_WR_RDMA_READ &&
+		if (!qp->req.pkt && vhca_wr_rd_atomic(wqe->hdr.opcode) &&
 		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
 							  qp->attr.max_rd_atomic))
 			break;
@@ -349,7 +364,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 			break;
 		}
 		budget--;
-		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ ||
+		if (vhca_wr_rd_atomic(wqe->hdr.opcode) ||
 		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
 			qp->req.pkt = 0;
 			qp->req.next++;
@@ -438,7 +453,7 @@ void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
 	wqe = vhca_qp_swqe(qp, i);
 	pkt = vhca_psn_diff(psn, wqe->first_psn);
 	qp->req.next = i;
-	qp->req.pkt = wqe->hdr.opcode == VHCA_WR_RDMA_READ || pkt < 0 ? 0 :
+	qp->req.pkt = vhca_wr_rd_atomic(wqe->hdr.opcode) || pkt < 0 ? 0 :
 		     min_t(u32, pkt, vhca_pkt_npkts(wqe->len, mtu) - 1);
 	wqe = vhca_qp_swqe(qp, qp->sq_tail);
 	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||

@@ -35,7 +35,8 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = VHCA_MAX_QP_RD_ATOM;
 	attr->max_qp_init_rd_atom = VHCA_MAX_QP_INIT_RD_ATOM;
 	attr->max_res_rd_atom = VHCA_MAX_QP * VHCA_MAX_QP_RD_ATOM;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	/* The CPU's atomic instructions: see vhca_mr_atomic(). */
+	attr->atomic_cap = IB_ATOMIC_GLOB;
 	attr->max_srq = VHCA_MAX_SRQ;
 	attr->max_srq_wr = VHCA_MAX_SRQ_WR;
 	attr->max_srq_sge = VHCA_MAX_SGE;
