@@ -1395,6 +1395,588 @@ static void engine_lingering_qp(struct kunit *test)
 	expect_nothing_sent(test);
 }
 
+/* ---- fast registration ---- */
+
+#define FRWR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+#define FRWR_HEAD	100		/* bytes of the MR on its first page */
+#define FRWR_LEN	(3 * MTU)
+
+/*
+ * A fast-registration MR of the QPs' PD mapped over the last FRWR_HEAD
+ * bytes of one page and the start of another, not adjacent (virtual DMA:
+ * the DMA addresses are kernel virtual ones), not yet registered; key is
+ * the one its REG_MR gives it.
+ */
+struct frwr_mr {
+	struct vhca_mr *mr;
+	u8 *page[2];
+	u32 key;
+	u64 iova;
+};
+
+static void frwr_free_pair(void *page)
+{
+	__free_pages(page, 1);
+}
+
+static void frwr_setup(struct kunit *test, struct engine_test *t,
+		       struct frwr_mr *f)
+{
+	struct scatterlist sg[2];
+	struct ib_mr *ibmr;
+	struct page *pg;
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		/* The first page of a pair: never next to the other's. */
+		pg = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		KUNIT_ASSERT_NOT_NULL(test, pg);
+		err = kunit_add_action_or_reset(test, frwr_free_pair, pg);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		f->page[i] = page_address(pg);
+	}
+	ibmr = vhca_alloc_mr(&t->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	/* What ib_alloc_mr() and ib_map_mr_sg() set around the verbs. */
+	ibmr->device = &t->vdev->ibdev;
+	ibmr->pd = &t->pd;
+	ibmr->page_size = PAGE_SIZE;
+	f->mr = to_vmr(ibmr);
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], f->page[0] + PAGE_SIZE - FRWR_HEAD, FRWR_HEAD);
+	sg_set_buf(&sg[1], f->page[1], FRWR_LEN - FRWR_HEAD);
+	for (i = 0; i < 2; i++) {
+		sg_dma_address(&sg[i]) = (uintptr_t)sg_virt(&sg[i]);
+		sg_dma_len(&sg[i]) = sg[i].length;
+	}
+	KUNIT_ASSERT_EQ(test, vhca_map_mr_sg(ibmr, sg, 2, NULL), 2);
+	f->iova = ibmr->iova;
+	KUNIT_ASSERT_EQ(test, ibmr->length, (u64)FRWR_LEN);
+	ib_update_fast_reg_key(ibmr, (ibmr->lkey & 0xff) + 1);
+	f->key = ibmr->rkey;
+}
+
+static u8 *frwr_byte(struct frwr_mr *f, u32 off)
+{
+	return off < FRWR_HEAD ? f->page[0] + PAGE_SIZE - FRWR_HEAD + off :
+				 f->page[1] + off - FRWR_HEAD;
+}
+
+/*
+ * A send WQE into the requester's ring: one SGE (buf, len, lkey) unless
+ * len is 0; key is the rkey of a WRITE or READ, the R_Key of a SEND with
+ * Invalidate or a LOCAL_INV, the new key of a REG_MR (FRWR_ACCESS).
+ */
+static void post_frwr(struct engine_test *t, u64 wr_id, u8 opcode,
+		      const void *buf, u32 len, u32 lkey, u64 remote_addr,
+		      u32 key)
+{
+	struct vhca_qp *qp = t->req;
+	u32 head = qp->recs.db->head[0];
+	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, head);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+
+	memset(wqe, 0, qp->sq.stride);
+	wqe->wr_id = wr_id;
+	wqe->opcode = opcode;
+	if (opcode == VHCA_WR_REG_MR) {
+		wqe->reg.key = key;
+		wqe->reg.access = FRWR_ACCESS;
+	} else if (opcode == VHCA_WR_SEND_WITH_INV ||
+		   opcode == VHCA_WR_LOCAL_INV) {
+		wqe->invalidate_rkey = key;
+	} else {
+		wqe->rdma.remote_addr = remote_addr;
+		wqe->rdma.rkey = key;
+	}
+	if (len) {
+		wqe->num_sge = 1;
+		sge->addr = (uintptr_t)buf;
+		sge->length = len;
+		sge->lkey = lkey;
+	}
+	/* The engine reads the WQE only after this head. */
+	smp_store_release(&qp->recs.db->head[0], head + 1);
+}
+
+/*
+ * REG_MR, then a WRITE and a READ through the new rkey, both crossing the
+ * gap between the MR's pages: every byte lands where the page list says
+ * and comes back.
+ */
+static void engine_frwr_write_read(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+	int i;
+
+	frwr_setup(test, t, &f);
+	for (i = 0; i < FRWR_LEN; i++)
+		t->local[i] = 0x40 + i * 7;
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	post_frwr(t, 2, VHCA_WR_RDMA_WRITE, t->local, FRWR_LEN, t->mr->lkey,
+		  f.iova, f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+	loop_sent(t);			/* the WRITE, to the responder */
+	loop_sent(t);			/* its ACK */
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	for (i = 0; i < FRWR_LEN; i++)
+		if (*frwr_byte(&f, i) != t->local[i])
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "WRITE byte %d differs", i);
+	KUNIT_EXPECT_EQ(test, f.page[1][FRWR_LEN - FRWR_HEAD], 0);
+
+	memset(t->local, 0, FRWR_LEN);
+	post_frwr(t, 3, VHCA_WR_RDMA_READ, t->local, FRWR_LEN, t->mr->lkey,
+		  f.iova, f.key);
+	vhca_req_run(t->req);
+	loop_sent(t);			/* the request: answered at once */
+	loop_sent(t);			/* the responses */
+	expect_cqe(test, t->send_cq, 3, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	for (i = 0; i < FRWR_LEN; i++)
+		if (t->local[i] != *frwr_byte(&f, i))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "READ byte %d differs", i);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+/*
+ * A SEND with Invalidate invalidates the rkey at the responder, whose
+ * receive completion says so; a WRITE through that rkey afterwards is
+ * refused with a remote access NAK and lands nothing.
+ */
+static void engine_frwr_send_with_inv(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt pkt;
+	struct sk_buff *skb;
+	struct frwr_mr f;
+	struct ib_wc wc;
+
+	frwr_setup(test, t, &f);
+	post_recv(t, 9, t->remote, 64);
+	memset(t->local, 0x5c, 16);
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	post_frwr(t, 2, VHCA_WR_SEND_WITH_INV, t->local, 16, t->mr->lkey, 0,
+		  f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &skb));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, pkt.ieth_rkey, f.key);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 16U);
+	receive(t, skb);
+
+	KUNIT_ASSERT_EQ(test, vhca_poll_cq(&t->recv_cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 9ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 16U);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, f.key);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	loop_sent(t);			/* the ACK */
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
+
+	post_frwr(t, 3, VHCA_WR_RDMA_WRITE, t->local, 16, t->mr->lkey, f.iova,
+		  f.key);
+	vhca_req_run(t->req);
+	loop_sent(t);			/* the WRITE: NAKed */
+	loop_sent(t);			/* the NAK */
+	expect_cqe(test, t->send_cq, 3, IB_WC_REM_ACCESS_ERR, 0);
+	KUNIT_EXPECT_EQ(test, *frwr_byte(&f, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+/*
+ * A SEND with Invalidate naming an MR that is no fast-registration MR
+ * (the DMA MR) invalidates nothing: the receive WQE fails with
+ * REM_INV_REQ_ERR, the sender gets an invalid-request NAK.
+ */
+static void engine_frwr_send_with_inv_refused(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak;
+
+	post_recv(t, 9, t->remote, 64);
+	post_frwr(t, 1, VHCA_WR_SEND_WITH_INV, t->local, 16, t->mr->lkey, 0,
+		  t->mr->rkey);
+	vhca_req_run(t->req);
+	loop_sent(t);
+	expect_cqe(test, t->recv_cq, 9, IB_WC_REM_INV_REQ_ERR, 0);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+	/* The DMA MR still works. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(to_vmr(t->mr), t->mr->lkey, &t->pd,
+					    (uintptr_t)t->local, 1, 0), 0);
+}
+
+/*
+ * REG_MR and LOCAL_INV execute in send-queue order: a SEND right after
+ * the REG_MR gathers through the new lkey; the LOCAL_INV waits for that
+ * SEND to complete (it may have to gather again); a SEND after it is
+ * refused with LOC_PROT_ERR.
+ */
+static void engine_frwr_local_inv(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+	int i;
+
+	frwr_setup(test, t, &f);
+	for (i = 0; i < 16; i++)
+		*frwr_byte(&f, FRWR_HEAD - 8 + i) = 0xa0 + i;
+	post_recv(t, 9, t->remote, 64);
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	post_frwr(t, 2, VHCA_WR_SEND, (void *)(uintptr_t)(f.iova + FRWR_HEAD - 8),
+		  16, f.key, 0, 0);
+	post_frwr(t, 3, VHCA_WR_LOCAL_INV, NULL, 0, 0, 0, f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	loop_sent(t);			/* the SEND */
+	expect_cqe(test, t->recv_cq, 9, IB_WC_SUCCESS, IB_WC_RECV);
+	for (i = 0; i < 16; i++)
+		if (t->remote[i] != 0xa0 + i)
+			break;
+	KUNIT_EXPECT_EQ(test, i, 16);
+	loop_sent(t);			/* its ACK, which kicks the requester */
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 3, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	expect_nothing_sent(test);
+
+	post_frwr(t, 4, VHCA_WR_SEND, (void *)(uintptr_t)f.iova, 16, f.key, 0,
+		  0);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 4, IB_WC_LOC_PROT_ERR, 0);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+/* A REG_MR of a VALID MR fails with MW_BIND_ERR and changes nothing. */
+static void engine_frwr_reg_refused(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+
+	frwr_setup(test, t, &f);
+	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(t->vdev, &t->pd, f.key,
+					       FRWR_ACCESS), 0);
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_MW_BIND_ERR, 0);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+/*
+ * A user QP's ring is the process's: a REG_MR or LOCAL_INV written there
+ * completes with LOC_QP_OP_ERR and touches no MR.
+ */
+static void engine_frwr_user_qp_refused(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_MALFORMED_WQES);
+	struct frwr_mr f;
+
+	frwr_setup(test, t, &f);
+	t->req->uctx = kunit_kzalloc(test, sizeof(*t->req->uctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->req->uctx);
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_QP_OP_ERR, 0);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, f.key, &t->pd, f.iova, 1, 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_MALFORMED_WQES), malformed + 1);
+	t->req->uctx = NULL;
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+static void engine_frwr_user_qp_inv_refused(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+
+	frwr_setup(test, t, &f);
+	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(t->vdev, &t->pd, f.key,
+					       FRWR_ACCESS), 0);
+	t->req->uctx = kunit_kzalloc(test, sizeof(*t->req->uctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->req->uctx);
+	post_frwr(t, 1, VHCA_WR_LOCAL_INV, NULL, 0, 0, 0, f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_QP_OP_ERR, 0);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	t->req->uctx = NULL;
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+static struct kunit_case vhca_engine_frwr_cases[] = {
+	KUNIT_CASE(engine_frwr_write_read),
+	KUNIT_CASE(engine_frwr_send_with_inv),
+	KUNIT_CASE(engine_frwr_send_with_inv_refused),
+	KUNIT_CASE(engine_frwr_local_inv),
+	KUNIT_CASE(engine_frwr_reg_refused),
+	KUNIT_CASE(engine_frwr_user_qp_refused),
+	KUNIT_CASE(engine_frwr_user_qp_inv_refused),
+	{}
+};
+
+static struct kunit_suite vhca_engine_frwr_suite = {
+	.name = "vhca_engine_frwr",
+	.init = engine_test_init,
+	.exit = engine_test_exit,
+	.test_cases = vhca_engine_frwr_cases,
+};
+
+/* ---- atomics ---- */
+
+/* A DMA MR with remote atomic access, and the responder QP granting it. */
+static struct ib_mr *atomic_mr(struct kunit *test, struct engine_test *t)
+{
+	struct ib_mr *mr = vhca_get_dma_mr(&t->pd, IB_ACCESS_LOCAL_WRITE |
+					   IB_ACCESS_REMOTE_ATOMIC);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mr->device = &t->vdev->ibdev;
+	mr->pd = &t->pd;
+	mutex_lock(&t->resp->mutex);
+	t->resp->attr.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
+	mutex_unlock(&t->resp->mutex);
+	return mr;
+}
+
+/* An atomic WQE: its result into the 8 (or len) bytes at result. */
+static void post_atomic(struct engine_test *t, u64 wr_id, u8 opcode,
+			u64 *result, u32 len, u64 remote_addr, u32 rkey,
+			u64 compare_add, u64 swap)
+{
+	struct vhca_qp *qp = t->req;
+	u32 head = qp->recs.db->head[0];
+	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, head);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+
+	memset(wqe, 0, qp->sq.stride);
+	wqe->wr_id = wr_id;
+	wqe->opcode = opcode;
+	wqe->num_sge = 1;
+	wqe->atomic.remote_addr = remote_addr;
+	wqe->atomic.rkey = rkey;
+	wqe->atomic.compare_add = compare_add;
+	wqe->atomic.swap = swap;
+	sge->addr = (uintptr_t)result;
+	sge->length = len;
+	sge->lkey = t->mr->lkey;
+	/* The engine reads the WQE only after this head. */
+	smp_store_release(&qp->recs.db->head[0], head + 1);
+}
+
+/*
+ * One atomic end to end: the request, executed by the responder, its
+ * ATOMIC ACKNOWLEDGE carrying the value found, which lands in the
+ * requester's SGE; the CQE's opcode is the atomic's.
+ */
+static void atomic_round(struct kunit *test, struct engine_test *t,
+			 struct ib_mr *mr, u64 wr_id, u8 opcode, u32 psn,
+			 u64 compare_add, u64 swap, u64 expect_orig)
+{
+	u64 *result = (u64 *)t->local;
+	struct vhca_pkt pkt;
+
+	*result = ~expect_orig;
+	post_atomic(t, wr_id, opcode, result, sizeof(*result),
+		    (uintptr_t)t->remote, mr->rkey, compare_add, swap);
+	vhca_req_run(t->req);
+	expect_sent(test, opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ?
+		    IB_OPCODE_RC_COMPARE_SWAP : IB_OPCODE_RC_FETCH_ADD, psn,
+		    &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.reth_va, (u64)(uintptr_t)t->remote);
+	KUNIT_EXPECT_EQ(test, pkt.reth_rkey, mr->rkey);
+	KUNIT_EXPECT_EQ(test, pkt.atm_swap_add, opcode ==
+			VHCA_WR_ATOMIC_CMP_AND_SWP ? swap : compare_add);
+	/* The request as it was sent, to the responder. */
+	deliver(test, t, &pkt, 0);
+	expect_sent(test, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, psn, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.atm_orig, expect_orig);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome,
+			vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID));
+	deliver(test, t, &pkt, 0);
+	expect_cqe(test, t->send_cq, wr_id, IB_WC_SUCCESS,
+		   opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ? IB_WC_COMP_SWAP :
+		   IB_WC_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, *result, expect_orig);
+}
+
+/*
+ * FETCH_AND_ADD and CMP_AND_SWP, a compare that matches and one that
+ * does not: the remote word and the values returned are exact.
+ */
+static void engine_atomic_ops(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+	u64 *word = (u64 *)t->remote;
+
+	*word = 5;
+	atomic_round(test, t, mr, 1, VHCA_WR_ATOMIC_FETCH_AND_ADD, SQ_PSN,
+		     3, 0, 5);
+	KUNIT_EXPECT_EQ(test, *word, 8ULL);
+	atomic_round(test, t, mr, 2, VHCA_WR_ATOMIC_CMP_AND_SWP, SQ_PSN + 1,
+		     8, 0x1234567890abcdefULL, 8);
+	KUNIT_EXPECT_EQ(test, *word, 0x1234567890abcdefULL);
+	atomic_round(test, t, mr, 3, VHCA_WR_ATOMIC_CMP_AND_SWP, SQ_PSN + 2,
+		     8, 1, 0x1234567890abcdefULL);
+	KUNIT_EXPECT_EQ(test, *word, 0x1234567890abcdefULL);
+	/* An add wraps as a u64 does. */
+	atomic_round(test, t, mr, 4, VHCA_WR_ATOMIC_FETCH_AND_ADD, SQ_PSN + 3,
+		     ~0ULL - 0x1234567890abcdefULL + 2, 0,
+		     0x1234567890abcdefULL);
+	KUNIT_EXPECT_EQ(test, *word, 1ULL);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.msn, 4U);
+	expect_nothing_sent(test);
+	vhca_dereg_mr(mr, NULL);
+}
+
+/*
+ * A duplicated atomic request executes once: the duplicate is answered
+ * from the result the responder kept, the same value, and the word is
+ * added to once.  An atomic whose result is no longer kept gets nothing.
+ */
+static void engine_atomic_duplicate(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+	u64 *word = (u64 *)t->remote, *result = (u64 *)t->local;
+	struct vhca_pkt ack;
+	struct sk_buff *req, *dup;
+	u32 i;
+
+	*word = 40;
+	post_atomic(t, 1, VHCA_WR_ATOMIC_FETCH_AND_ADD, result, 8,
+		    (uintptr_t)word, mr->rkey, 2, 0);
+	vhca_req_run(t->req);
+	req = skb_dequeue(&engine_test_sent);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	dup = skb_copy(req, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dup);
+	receive(t, req);
+	receive(t, dup);
+	KUNIT_EXPECT_EQ(test, *word, 42ULL);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS), 1ULL);
+	expect_sent(test, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, SQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.atm_orig, 40ULL);
+	expect_sent(test, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, SQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.atm_orig, 40ULL);
+	KUNIT_EXPECT_EQ(test, ack.aeth_msn, 1U);
+	/* The requester completes on the first, drops the second. */
+	deliver(test, t, &ack, 0);
+	deliver(test, t, &ack, 0);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_FETCH_ADD);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, *result, 40ULL);
+
+	/* max_dest_rd_atomic atomics later, the first's result is gone. */
+	for (i = 1; i <= t->resp->attr.max_dest_rd_atomic; i++)
+		atomic_round(test, t, mr, 1 + i, VHCA_WR_ATOMIC_FETCH_AND_ADD,
+			     SQ_PSN + i, 1, 0, 41 + i);
+	/* The first request again, as a retransmission would send it. */
+	deliver(test, t, &(struct vhca_pkt){
+		.opcode = IB_OPCODE_RC_FETCH_ADD, .dqpn = RESP_QPN,
+		.psn = SQ_PSN, .ackreq = true, .reth_va = (uintptr_t)word,
+		.reth_rkey = mr->rkey, .atm_swap_add = 2 }, 0);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, *word, 42ULL + t->resp->attr.max_dest_rd_atomic);
+	vhca_dereg_mr(mr, NULL);
+}
+
+/*
+ * An atomic the responder refuses: NAKed with nak, the requester's WQE
+ * completed with status, the remote word untouched.
+ */
+static void atomic_refused(struct kunit *test, struct engine_test *t,
+			   u64 remote_addr, u32 rkey, enum vhca_nak_code nak,
+			   enum ib_wc_status status)
+{
+	u64 *word = (u64 *)t->remote, *result = (u64 *)t->local;
+	struct vhca_pkt pkt;
+
+	*word = 7;
+	post_atomic(t, 1, VHCA_WR_ATOMIC_FETCH_AND_ADD, result, 8,
+		    remote_addr, rkey, 1, 0);
+	vhca_req_run(t->req);
+	loop_sent(t);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome, vhca_aeth_nak(nak));
+	deliver(test, t, &pkt, 0);
+	expect_cqe(test, t->send_cq, 1, status, 0);
+	KUNIT_EXPECT_EQ(test, *word, 7ULL);
+}
+
+/* A misaligned address is an invalid request, as the IBTA has it. */
+static void engine_atomic_misaligned(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+
+	atomic_refused(test, t, (uintptr_t)t->remote + 4, mr->rkey,
+		       VHCA_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR);
+	vhca_dereg_mr(mr, NULL);
+}
+
+/* An MR without remote atomic access: a remote access error. */
+static void engine_atomic_mr_access(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+
+	/* The QP grants remote atomics; t->mr, read and write only, does not. */
+	atomic_refused(test, t, (uintptr_t)t->remote, t->mr->rkey,
+		       VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
+	vhca_dereg_mr(mr, NULL);
+}
+
+/* A QP without remote atomic access: a remote access error. */
+static void engine_atomic_qp_access(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+
+	mutex_lock(&t->resp->mutex);
+	t->resp->attr.qp_access_flags &= ~IB_ACCESS_REMOTE_ATOMIC;
+	mutex_unlock(&t->resp->mutex);
+	atomic_refused(test, t, (uintptr_t)t->remote, mr->rkey,
+		       VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
+	vhca_dereg_mr(mr, NULL);
+}
+
+/*
+ * The local SGEs of an atomic take exactly 8 bytes: other lengths, and
+ * inline data, complete with a local length error and nothing is sent.
+ */
+static void engine_atomic_local_len(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+	u64 *result = (u64 *)t->local;
+
+	post_atomic(t, 1, VHCA_WR_ATOMIC_CMP_AND_SWP, result, 4,
+		    (uintptr_t)t->remote, mr->rkey, 0, 1);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_LEN_ERR, 0);
+	vhca_dereg_mr(mr, NULL);
+}
+
 static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_seq_nak_go_back_n),
 	KUNIT_CASE(engine_timeout_go_back_n),
@@ -1462,5 +2044,23 @@ static struct kunit_suite vhca_engine_resp_suite = {
 	.test_cases = vhca_engine_resp_cases,
 };
 
+static struct kunit_case vhca_engine_atomic_cases[] = {
+	KUNIT_CASE(engine_atomic_ops),
+	KUNIT_CASE(engine_atomic_duplicate),
+	KUNIT_CASE(engine_atomic_misaligned),
+	KUNIT_CASE(engine_atomic_mr_access),
+	KUNIT_CASE(engine_atomic_qp_access),
+	KUNIT_CASE(engine_atomic_local_len),
+	{}
+};
+
+static struct kunit_suite vhca_engine_atomic_suite = {
+	.name = "vhca_engine_atomic",
+	.init = engine_test_init,
+	.exit = engine_test_exit,
+	.test_cases = vhca_engine_atomic_cases,
+};
+
 kunit_test_suites(&vhca_engine_req_suite, &vhca_engine_retry_suite,
-		  &vhca_engine_wrap_suite, &vhca_engine_resp_suite);
+		  &vhca_engine_wrap_suite, &vhca_engine_resp_suite,
+		  &vhca_engine_frwr_suite, &vhca_engine_atomic_suite);

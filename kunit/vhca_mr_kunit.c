@@ -15,6 +15,12 @@
  * and paged skbs, SGE-list scatter and gather at message offsets across SGE
  * boundaries, the length and protection errors, MR references, atomic
  * context.
+ *
+ * Suite vhca_mr_fast: fast-registration MRs: alloc_mr's limits, map_mr_sg
+ * over two pages that are not adjacent, the state machine (INVALID, REG_MR,
+ * VALID, LOCAL_INV and remote invalidation, a new registration under a new
+ * key byte) with the access every state allows, and REG_MR's and
+ * invalidation's refusals.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -46,24 +52,25 @@ static void vhca_mr_bounds_inside_and_edges(struct kunit *test)
 
 	user_mr(&mr, 0);
 	/* The whole MR, first byte, last byte, a middle part. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, mr_len, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len - 1, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 0x800, 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, mr_len, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len - 1, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 0x800, 0x1000, 0), 0);
 	/* Ending exactly at the end. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 0x1000, mr_len - 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 0x1000,
+					    mr_len - 0x1000, 0), 0);
 
 	/* One byte before the start, one byte past the end. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start - 1, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start - 1, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len - 1, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, mr_len + 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start - 1, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start - 1, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len - 1, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, mr_len + 1, 0), -EINVAL);
 	/* Far outside on either side. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 1, 0), -EINVAL);
 	/* Covering the MR and more on both sides. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, U64_MAX, 0), -EINVAL);
 }
 
 static void vhca_mr_bounds_wrap(struct kunit *test)
@@ -72,21 +79,21 @@ static void vhca_mr_bounds_wrap(struct kunit *test)
 
 	user_mr(&mr, 0);
 	/* Ranges whose end wraps past U64_MAX. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, U64_MAX, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 1, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 1, U64_MAX, 0), -EINVAL);
 	/* Inside at the start, a length that a naive end check would wrap. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + 0x1000,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + 0x1000,
 					    U64_MAX - mr_start - 0x1000 + 1, 0), -EINVAL);
 
 	/* An MR at the very top of the u64 space. */
 	mr.iova = U64_MAX - 0xfff;
 	mr.length = 0x1000;
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX - 0xfff, 0x1000, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 2, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX - 0xfff, 0x1001, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX - 0xfff, 0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX - 0xfff, 0x1001, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1, 0), -EINVAL);
 }
 
 static void vhca_mr_zero_length(struct kunit *test)
@@ -95,13 +102,13 @@ static void vhca_mr_zero_length(struct kunit *test)
 
 	user_mr(&mr, IB_ACCESS_LOCAL_WRITE);
 	/* Touches no byte: passes the bounds check anywhere. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start + mr_len, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start + mr_len, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 0, 0), 0);
 	/* PD and access still count. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, mr_start, 0, 0), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 0,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, mr_start, 0, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 0,
 					    IB_ACCESS_REMOTE_READ), -EACCES);
 }
 
@@ -129,7 +136,7 @@ static void vhca_mr_access_bits(struct kunit *test)
 				if (r & BIT(i))
 					want |= bits[i];
 			KUNIT_EXPECT_EQ_MSG(test,
-					    vhca_mr_check(&mr, &pd_a, mr_start, 8, want),
+					    vhca_mr_check(&mr, 0, &pd_a, mr_start, 8, want),
 					    (want & ~granted) ? -EACCES : 0,
 					    "granted %#x requested %#x", granted, want);
 		}
@@ -137,9 +144,9 @@ static void vhca_mr_access_bits(struct kunit *test)
 
 	/* Bits outside the four are never granted, even if registered. */
 	user_mr(&mr, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 8,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 8,
 					    IB_ACCESS_MW_BIND), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, mr_start, 8,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, mr_start, 8,
 					    IB_ACCESS_HUGETLB), -EACCES);
 }
 
@@ -149,12 +156,12 @@ static void vhca_mr_pd_mismatch(struct kunit *test)
 
 	user_mr(&mr, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, mr_start, 8, 0), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, NULL, mr_start, 8, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, mr_start, 8, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, NULL, mr_start, 8, 0), -EACCES);
 	/* Checked before the bounds and the access bits. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, 0, 1, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, 0, 1, 0), -EACCES);
 	user_mr(&mr, 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1,
 					    IB_ACCESS_REMOTE_WRITE), -EACCES);
 }
 
@@ -166,18 +173,18 @@ static void vhca_mr_dma(struct kunit *test)
 		.dma = true,
 	};
 
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, (u64)(uintptr_t)&mr,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, (u64)(uintptr_t)&mr,
 					    sizeof(mr), IB_ACCESS_LOCAL_WRITE), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, U64_MAX, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, U64_MAX, 2, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, U64_MAX, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, U64_MAX, 2, 0), -EINVAL);
 	/* Ending exactly at 2^64 is no wrap; one more byte is. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 1, U64_MAX, 0), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 2, U64_MAX, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_a, 0, 1,
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 1, U64_MAX, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 2, U64_MAX, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_a, 0, 1,
 					    IB_ACCESS_REMOTE_READ), -EACCES);
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, &pd_b, 0, 1, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(&mr, 0, &pd_b, 0, 1, 0), -EACCES);
 }
 
 static void vhca_mr_reg_access_named(struct kunit *test)
@@ -393,7 +400,7 @@ static void vhca_mr_dereg_waits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(w.done));
 	KUNIT_EXPECT_FALSE(test, completion_done(&mr->released));
 	/* In-flight users may still check and use it. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check(got, &pd_a, mr_start, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(got, 0, &pd_a, mr_start, 1, 0), 0);
 
 	vhca_mr_put(got);
 	flush_work(&w.work);
@@ -603,26 +610,26 @@ static void vhca_copy_dma_mr(struct kunit *test)
 		buf[i] = i + 1;
 
 	/* The iova is the kernel virtual address. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 8, buf, 32, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 8, buf, 32, VHCA_COPY_TO_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, mem + 8, buf, 32);
 	expect_all(test, mem, 0, 8);
 	expect_all(test, mem + 40, 0, 24);
 	memset(buf, 0, 64);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 12, buf, 16, VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 12, buf, 16, VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, buf, mem + 12, 16);
 	expect_all(test, buf + 16, 0, 48);
 
 	/* Zero length touches nothing, wherever. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, NULL, 0, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, NULL, 0, VHCA_COPY_TO_MR), 0);
 	/* A wrapping range. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, U64_MAX, buf, 2, VHCA_COPY_FROM_MR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, U64_MAX, buf, 2, VHCA_COPY_FROM_MR), -EINVAL);
 
 	/* Without local write: read, never written. */
 	mr.access = IB_ACCESS_REMOTE_READ;
 	memset(buf, 0xee, 64);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, 64, VHCA_COPY_TO_MR), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 64, VHCA_COPY_TO_MR), -EACCES);
 	expect_all(test, mem, 0, 8);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, 64, VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 64, VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_EQ(test, buf[0], 0);
 	KUNIT_EXPECT_EQ(test, buf[8], 1);
 }
@@ -643,50 +650,50 @@ static void vhca_copy_page_array_read(struct kunit *test)
 
 		stack_user_mr(test, &mr, iova, lw);
 		/* The first byte is at the offset in the first page. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, 1, VHCA_COPY_FROM_MR), 0);
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 1, VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[0], pattern(0, FAKE_OFF));
 		/* Within the first page. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 16, buf, 32,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 16, buf, 32,
 						   VHCA_COPY_FROM_MR), 0);
 		expect_mr_bytes(test, &mr, 16, buf, 32);
 		KUNIT_EXPECT_EQ(test, buf[31], pattern(0, FAKE_OFF + 47));
 		/* Across the first page boundary, and exactly at it. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page1 - 8, buf, 16,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page1 - 8, buf, 16,
 						   VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[7], pattern(0, PAGE_SIZE - 1));
 		KUNIT_EXPECT_EQ(test, buf[8], pattern(1, 0));
 		expect_mr_bytes(test, &mr, to_page1 - 8, buf, 16);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page1, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page1, buf, 1,
 						   VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[0], pattern(1, 0));
 		/* A whole page's worth across two boundaries, then all of it. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page1 - 1, buf,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page1 - 1, buf,
 						   PAGE_SIZE + 2, VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[PAGE_SIZE + 1], pattern(2, 0));
 		expect_mr_bytes(test, &mr, to_page1 - 1, buf, PAGE_SIZE + 2);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, FAKE_LEN,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, FAKE_LEN,
 						   VHCA_COPY_FROM_MR), 0);
 		expect_mr_bytes(test, &mr, 0, buf, FAKE_LEN);
 		/* The last byte. */
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN - 1, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN - 1, buf, 1,
 						   VHCA_COPY_FROM_MR), 0);
 		KUNIT_EXPECT_EQ(test, buf[0], pattern(2, PAGE_SIZE - FAKE_TAIL - 1));
 
 		/* Refused, untouched: past the end, before the start, wraps. */
 		memset(buf, 0x5a, FAKE_LEN + 1);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN, buf, 1,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN - 1, buf, 2,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN - 1, buf, 2,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, FAKE_LEN + 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, FAKE_LEN + 1,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova - 1, buf, 1,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova - 1, buf, 1,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova - 1, buf, 2,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova - 1, buf, 2,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + 1, buf, U32_MAX,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + 1, buf, U32_MAX,
 						   VHCA_COPY_FROM_MR), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, U64_MAX, buf, 2,
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, U64_MAX, buf, 2,
 						   VHCA_COPY_FROM_MR), -EINVAL);
 		expect_all(test, buf, 0x5a, FAKE_LEN + 1);
 	}
@@ -709,13 +716,13 @@ static void vhca_copy_page_array_write(struct kunit *test)
 		buf[i] = ~pattern(7, i);
 
 	/* Across the second boundary. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + to_page2 - 3, buf, 10,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + to_page2 - 3, buf, 10,
 					   VHCA_COPY_TO_MR), 0);
 	expect_mr_bytes(test, &mr, to_page2 - 3, buf, 10);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, to_page2 - 4), pattern(1, PAGE_SIZE - 4));
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, to_page2 + 7), pattern(2, 7));
 	/* The whole MR; the bytes around it keep theirs. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf, FAKE_LEN, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, FAKE_LEN, VHCA_COPY_TO_MR), 0);
 	expect_mr_bytes(test, &mr, 0, buf, FAKE_LEN);
 	for (i = 0; i < FAKE_OFF; i++)
 		KUNIT_EXPECT_EQ(test, first[i], pattern(0, i));
@@ -723,14 +730,14 @@ static void vhca_copy_page_array_write(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, last[i], pattern(FAKE_PAGES - 1, i));
 
 	/* One past the end: refused, nothing written. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova + FAKE_LEN - 4, buf + 100, 5,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova + FAKE_LEN - 4, buf + 100, 5,
 					   VHCA_COPY_TO_MR), -EINVAL);
 	expect_mr_bytes(test, &mr, FAKE_LEN - 4, buf + FAKE_LEN - 4, 4);
 	KUNIT_EXPECT_EQ(test, last[PAGE_SIZE - FAKE_TAIL],
 			pattern(FAKE_PAGES - 1, PAGE_SIZE - FAKE_TAIL));
 	/* Read-only MR (pages pinned without FOLL_WRITE): never written. */
 	mr.access = IB_ACCESS_REMOTE_READ;
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, iova, buf + 1, 1, VHCA_COPY_TO_MR), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf + 1, 1, VHCA_COPY_TO_MR), -EACCES);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, 0), buf[0]);
 }
 
@@ -767,28 +774,28 @@ static void vhca_copy_skb(struct kunit *test)
 	skb = test_skb(test, data);
 
 	/* skb bytes 50-249 (linear and fragment) to an MR page boundary. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova + at, skb, 50, 200,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova + at, skb, 50, 200,
 					       VHCA_COPY_TO_MR), 0);
 	expect_mr_bytes(test, &mr, at, data + 50, 200);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, at - 1), pattern(0, FAKE_OFF + at - 1));
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, at + 200), pattern(1, 100));
 
 	/* MR bytes across the boundary into all of the skb. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova + at + 150, skb, 0, 300,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova + at + 150, skb, 0, 300,
 					       VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, 0, buf, 300), 0);
 	expect_mr_bytes(test, &mr, at + 150, buf, 300);
 
 	/* The skb too short: refused before the MR is touched. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova, skb, 250, 51,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova, skb, 250, 51,
 					       VHCA_COPY_TO_MR), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova, skb, 301, 0,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova, skb, 301, 0,
 					       VHCA_COPY_TO_MR), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova, skb, 0, U32_MAX,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova, skb, 0, U32_MAX,
 					       VHCA_COPY_FROM_MR), -EFAULT);
 	KUNIT_EXPECT_EQ(test, *mr_byte(&mr, 0), pattern(0, FAKE_OFF));
 	/* The MR's bounds still hold with an skb. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, iova + FAKE_LEN - 1, skb, 0, 2,
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy_skb(&mr, 0, iova + FAKE_LEN - 1, skb, 0, 2,
 					       VHCA_COPY_TO_MR), -EINVAL);
 	kfree_skb(skb);
 }
@@ -1117,4 +1124,332 @@ static struct kunit_suite vhca_mr_copy_suite = {
 	.test_cases = vhca_mr_copy_cases,
 };
 
-kunit_test_suites(&vhca_mr_suite, &vhca_mr_copy_suite);
+/* ---- fast-registration MRs ---- */
+
+struct fast_fixture {
+	struct vhca_dev *vdev;
+	struct ib_pd pd, other_pd;
+	struct vhca_mr *mr;
+	u8 *page[2];
+	u32 key0;		/* the key alloc_mr gave */
+};
+
+static void free_pair_action(void *page)
+{
+	__free_pages(page, 1);
+}
+
+/*
+ * A fast MR of up to 4 pages, as ib_alloc_mr() leaves it, and two pages
+ * that are not adjacent; the pages go at the test's end.
+ */
+static void fast_setup(struct kunit *test, struct fast_fixture *f)
+{
+	struct ib_mr *ibmr;
+	struct page *pg;
+	int i, err;
+
+	f->vdev = fake_vdev(test);
+	f->pd.device = &f->vdev->ibdev;
+	f->other_pd.device = &f->vdev->ibdev;
+	ibmr = vhca_alloc_mr(&f->pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	ibmr->device = &f->vdev->ibdev;
+	ibmr->pd = &f->pd;
+	f->mr = to_vmr(ibmr);
+	f->key0 = ibmr->lkey;
+	for (i = 0; i < 2; i++) {
+		pg = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		KUNIT_ASSERT_NOT_NULL(test, pg);
+		err = kunit_add_action_or_reset(test, free_pair_action, pg);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		/* The first of two pages: never adjacent to the other's. */
+		f->page[i] = page_address(pg);
+	}
+}
+
+static void fast_teardown(struct kunit *test, struct fast_fixture *f)
+{
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f->mr->ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->vdev->n_mr), 0);
+	xa_destroy(&f->vdev->mr_xa);
+}
+
+/*
+ * Map the last 100 bytes of page 0 and the first 300 of page 1 (DMA
+ * addresses are kernel virtual ones); returns what map_mr_sg returns.
+ */
+static int fast_map(struct fast_fixture *f)
+{
+	struct scatterlist sg[2];
+
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], f->page[0] + PAGE_SIZE - 100, 100);
+	sg_set_buf(&sg[1], f->page[1], 300);
+	sg_dma_address(&sg[0]) = (uintptr_t)(f->page[0] + PAGE_SIZE - 100);
+	sg_dma_len(&sg[0]) = 100;
+	sg_dma_address(&sg[1]) = (uintptr_t)f->page[1];
+	sg_dma_len(&sg[1]) = 300;
+	f->mr->ibmr.page_size = PAGE_SIZE;
+	return vhca_map_mr_sg(&f->mr->ibmr, sg, 2, NULL);
+}
+
+/* A new key byte for the MR's index, as ib_update_fast_reg_key() makes. */
+static u32 fast_key(u32 key, u8 byte)
+{
+	return vhca_mr_key(vhca_mr_key_index(key), byte);
+}
+
+static void vhca_fast_alloc_limits(struct kunit *test)
+{
+	struct vhca_dev *vdev = fake_vdev(test);
+	struct ib_pd pd = { .device = &vdev->ibdev };
+	struct ib_mr *ibmr;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vhca_alloc_mr(&pd, IB_MR_TYPE_SG_GAPS, 4)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vhca_alloc_mr(&pd, IB_MR_TYPE_INTEGRITY, 4)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vhca_alloc_mr(&pd, IB_MR_TYPE_MEM_REG, 0)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vhca_alloc_mr(&pd, IB_MR_TYPE_MEM_REG,
+						    VHCA_MAX_FAST_REG_PAGES + 1)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->n_mr), 0);
+	ibmr = vhca_alloc_mr(&pd, IB_MR_TYPE_MEM_REG, VHCA_MAX_FAST_REG_PAGES);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	ibmr->device = &vdev->ibdev;
+	KUNIT_EXPECT_EQ(test, to_vmr(ibmr)->state, (u8)VHCA_MR_INVALID);
+	KUNIT_EXPECT_EQ(test, ibmr->rkey, ibmr->lkey);
+	KUNIT_EXPECT_NE(test, vhca_mr_key_index(ibmr->lkey), 0U);
+	/* Nothing is accessible before a registration. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(to_vmr(ibmr), ibmr->lkey, &pd, 0, 0, 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->n_mr), 0);
+	xa_destroy(&vdev->mr_xa);
+}
+
+static void vhca_fast_map(struct kunit *test)
+{
+	struct fast_fixture f;
+	struct scatterlist sg[5];
+	int i;
+
+	fast_setup(test, &f);
+	KUNIT_EXPECT_EQ(test, fast_map(&f), 2);
+	KUNIT_EXPECT_EQ(test, f.mr->fr_nmap, 2U);
+	KUNIT_EXPECT_EQ(test, f.mr->fr_map[0], (u64)(uintptr_t)f.page[0]);
+	KUNIT_EXPECT_EQ(test, f.mr->fr_map[1], (u64)(uintptr_t)f.page[1]);
+	KUNIT_EXPECT_EQ(test, f.mr->fr_map_offset, (u32)(PAGE_SIZE - 100));
+	KUNIT_EXPECT_EQ(test, f.mr->ibmr.iova,
+			(u64)(uintptr_t)(f.page[0] + PAGE_SIZE - 100));
+	KUNIT_EXPECT_EQ(test, f.mr->ibmr.length, 400ULL);
+	/* The map is not in effect: still nothing accessible. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, f.key0, &f.pd,
+					    f.mr->ibmr.iova, 1, 0), -EACCES);
+
+	/* Five pages for an MR of four: the first four are mapped. */
+	sg_init_table(sg, 5);
+	for (i = 0; i < 5; i++) {
+		sg_set_buf(&sg[i], f.page[i & 1], PAGE_SIZE);
+		sg_dma_address(&sg[i]) = (uintptr_t)f.page[i & 1];
+		sg_dma_len(&sg[i]) = PAGE_SIZE;
+	}
+	KUNIT_EXPECT_EQ(test, vhca_map_mr_sg(&f.mr->ibmr, sg, 5, NULL), 4);
+	KUNIT_EXPECT_EQ(test, f.mr->fr_nmap, 4U);
+	/* A page size that is not a power of two. */
+	f.mr->ibmr.page_size = 3 * PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, vhca_map_mr_sg(&f.mr->ibmr, sg, 1, NULL), -EINVAL);
+	fast_teardown(test, &f);
+}
+
+/*
+ * REG_MR puts the map in effect under the consumer's key byte: bytes land
+ * on both pages across the gap between them; the old key is refused.
+ */
+static void vhca_fast_register_and_use(struct kunit *test)
+{
+	const int acc = lw | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	u8 out[16], in[16];
+	struct fast_fixture f;
+	struct scatterlist sg;
+	u32 key;
+	u64 iova;
+	int i;
+
+	fast_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, fast_map(&f), 2);
+	iova = f.mr->ibmr.iova;
+	key = fast_key(f.key0, (f.key0 & 0xff) ^ 0x5a);
+	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key, acc), 0);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key, &f.pd, iova, 400, acc), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key, &f.pd, iova, 401, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key, &f.pd, iova - 1, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key, &f.other_pd, iova, 1, 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key, &f.pd, iova, 1,
+					    IB_ACCESS_REMOTE_ATOMIC), -EACCES);
+	/* The key alloc_mr gave is not the key in effect. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, f.key0, &f.pd, iova, 1, 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, f.key0, iova, in, 1,
+					   VHCA_COPY_TO_MR), -EACCES);
+
+	/* 16 bytes across the gap: 8 at the end of page 0, 8 on page 1. */
+	for (i = 0; i < 16; i++)
+		in[i] = 0x80 + i;
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key, iova + 92, in, 16,
+					   VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_MEMEQ(test, f.page[0] + PAGE_SIZE - 8, in, 8);
+	KUNIT_EXPECT_MEMEQ(test, f.page[1], in + 8, 8);
+	KUNIT_EXPECT_EQ(test, f.page[1][8], 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key, iova + 92, out, 16,
+					   VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, in, 16);
+	/* The last byte, and one past it. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key, iova + 399, in, 1,
+					   VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, f.page[1][299], in[0]);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key, iova + 399, in, 2,
+					   VHCA_COPY_TO_MR), -EINVAL);
+
+	/* A VALID MR is not registered again; a new map changes nothing. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key, acc), -EBUSY);
+	sg_init_one(&sg, f.page[1], PAGE_SIZE);
+	sg_dma_address(&sg) = (uintptr_t)f.page[1];
+	sg_dma_len(&sg) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, vhca_map_mr_sg(&f.mr->ibmr, &sg, 1, NULL), 1);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key, iova + 92, out, 16,
+					   VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, in, 16);
+	fast_teardown(test, &f);
+}
+
+/*
+ * LOCAL_INV and remote invalidation end access at once; a registration
+ * under a new key byte brings it back, for the new key only.
+ */
+static void vhca_fast_invalidate(struct kunit *test)
+{
+	const int acc = lw | IB_ACCESS_REMOTE_WRITE;
+	struct fast_fixture f;
+	u32 key1, key2;
+	u64 iova;
+	u8 b = 7;
+
+	fast_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, fast_map(&f), 2);
+	iova = f.mr->ibmr.iova;
+	key1 = fast_key(f.key0, (f.key0 & 0xff) + 1);
+	key2 = fast_key(f.key0, (f.key0 & 0xff) + 2);
+	/* Nothing to invalidate remotely before a registration. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, f.key0, true),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key1, acc), 0);
+
+	/* Refused: another key byte, another PD. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key2, false),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.other_pd, key1, false),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, false), 0);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key1, &f.pd, iova, 1, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key1, iova, &b, 1,
+					   VHCA_COPY_TO_MR), -EACCES);
+	KUNIT_EXPECT_EQ(test, f.page[0][PAGE_SIZE - 100], 0);
+	/* Locally again with its last key: accepted; remotely: refused. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, false), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, true),
+			-EINVAL);
+
+	/* Registered again under key2: key1 is refused. */
+	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key2, acc), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key1, &f.pd, iova, 1, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key2, &f.pd, iova, 1,
+					    IB_ACCESS_REMOTE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key2, iova, &b, 1,
+					   VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, f.page[0][PAGE_SIZE - 100], 7);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, true),
+			-EINVAL);
+	/* Remotely, under the key in effect: INVALID. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key2, true), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key2, &f.pd, iova, 1, 0), -EACCES);
+
+	/* No remote access: no R_Key to invalidate remotely. */
+	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key1, lw), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, true),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	fast_teardown(test, &f);
+}
+
+/* What REG_MR and invalidation refuse, the MR left as it was. */
+static void vhca_fast_refusals(struct kunit *test)
+{
+	struct fast_fixture f;
+	struct vhca_mr *dma;
+	u32 key;
+
+	fast_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, fast_map(&f), 2);
+	key = fast_key(f.key0, (f.key0 & 0xff) + 1);
+	/* Another PD, an index no MR has, access a registration refuses. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.other_pd, key, lw),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key + BIT(8), lw),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key & 0xff, lw),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key,
+					       IB_ACCESS_REMOTE_WRITE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key,
+					       lw | IB_ACCESS_MW_BIND), -EINVAL);
+	/*
+	 * A length the map does not hold: past the end of its last page
+	 * (the page list maps whole pages, 100 + PAGE_SIZE bytes here).
+	 */
+	f.mr->ibmr.length = PAGE_SIZE + 101;
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key, lw), -EINVAL);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key, &f.pd, f.mr->ibmr.iova,
+					    1, 0), -EACCES);
+
+	/* Not a fast MR: neither registered nor invalidated. */
+	dma = keyed_mr(test, f.vdev, lw);
+	dma->dma = true;
+	KUNIT_ASSERT_EQ(test, vhca_mr_publish(f.vdev, dma), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &pd_a, dma->ibmr.lkey, lw),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &pd_a, dma->ibmr.lkey,
+						 false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &pd_a, dma->ibmr.lkey,
+						 true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check(dma, dma->ibmr.lkey, &pd_a,
+					    0x1000, 1, lw), 0);
+	vhca_mr_unpublish(f.vdev, dma);
+	vhca_mr_free(f.vdev, dma);
+	KUNIT_EXPECT_EQ(test, refcount_read(&f.mr->ref), 1U);
+	fast_teardown(test, &f);
+}
+
+static struct kunit_case vhca_mr_fast_cases[] = {
+	KUNIT_CASE(vhca_fast_alloc_limits),
+	KUNIT_CASE(vhca_fast_map),
+	KUNIT_CASE(vhca_fast_register_and_use),
+	KUNIT_CASE(vhca_fast_invalidate),
+	KUNIT_CASE(vhca_fast_refusals),
+	{}
+};
+
+static struct kunit_suite vhca_mr_fast_suite = {
+	.name = "vhca_mr_fast",
+	.test_cases = vhca_mr_fast_cases,
+};
+
+kunit_test_suites(&vhca_mr_suite, &vhca_mr_copy_suite, &vhca_mr_fast_suite);

@@ -25,7 +25,7 @@
 static const struct {
 	u8 opcode;
 	u8 ib;		/* the kernel's IB_OPCODE_* */
-	u8 flags;
+	u16 flags;
 	u8 hdr_len;
 } ops[] = {
 	{ IB_OPCODE_RC_SEND_FIRST, IB_OPCODE_RC_SEND_FIRST,
@@ -58,6 +58,12 @@ static const struct {
 	  F_RETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 32 },
 	{ IB_OPCODE_RC_RDMA_READ_REQUEST, IB_OPCODE_RC_RDMA_READ_REQUEST,
 	  F_RETH | VHCA_PKT_ONLY, 28 },
+	{ IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+	  IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+	  VHCA_PKT_IETH | F_PAY | VHCA_PKT_LAST, 16 },
+	{ IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+	  IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+	  VHCA_PKT_IETH | F_PAY | VHCA_PKT_ONLY, 16 },
 	{ IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
 	  IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
 	  F_AETH | F_PAY | VHCA_PKT_FIRST, 16 },
@@ -72,6 +78,12 @@ static const struct {
 	  F_AETH | F_PAY | VHCA_PKT_ONLY, 16 },
 	{ IB_OPCODE_RC_ACKNOWLEDGE, IB_OPCODE_RC_ACKNOWLEDGE,
 	  F_AETH | VHCA_PKT_ONLY, 16 },
+	{ IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+	  F_AETH | VHCA_PKT_ATMACK | VHCA_PKT_ONLY, 24 },
+	{ IB_OPCODE_RC_COMPARE_SWAP, IB_OPCODE_RC_COMPARE_SWAP,
+	  VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 40 },
+	{ IB_OPCODE_RC_FETCH_ADD, IB_OPCODE_RC_FETCH_ADD,
+	  VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 40 },
 	{ IB_OPCODE_UD_SEND_ONLY, IB_OPCODE_UD_SEND_ONLY,
 	  F_DETH | F_PAY | VHCA_PKT_ONLY, 20 },
 	{ IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
@@ -92,7 +104,7 @@ static void vhca_pkt_opcodes(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, oi->hdr_len, ops[i].hdr_len,
 				    "opcode 0x%02x", ops[i].opcode);
 	}
-	/* Nothing else: UC, RD, atomics, CNP, ... */
+	/* Nothing else: UC, RD, ATOMIC_WRITE, FLUSH, CNP, ... */
 	for (op = 0; op < 256; op++)
 		known += !!vhca_pkt_opinfo(op);
 	KUNIT_EXPECT_EQ(test, known, ARRAY_SIZE(ops));
@@ -136,6 +148,22 @@ static void vhca_pkt_layout(struct kunit *test)
 		0x00, 0x00, 0x00, 0x00,
 		0x62, 0x00, 0x01, 0x02,
 	};
+	/* AtomicETH: VA, R_Key, Swap (Add) Data, Compare Data. */
+	static const u8 cmp_swap[40] = {
+		0x13, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x09,
+		0x80, 0x00, 0x00, 0x05,
+		0x00, 0x00, 0x7f, 0xff, 0x12, 0x34, 0x56, 0x78,
+		0xaa, 0xbb, 0xcc, 0xdd,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8,
+	};
+	/* AETH, then AtomicAckETH: the original remote data. */
+	static const u8 atomic_ack[24] = {
+		0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x09,
+		0x00, 0x00, 0x00, 0x05,
+		0x1f, 0x00, 0x00, 0x03,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+	};
 	struct vhca_pkt p = {
 		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 		.se = true, .ackreq = true, .dqpn = 0x123456, .psn = 0xabcdef,
@@ -166,9 +194,27 @@ static void vhca_pkt_layout(struct kunit *test)
 	};
 	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 16);
 	KUNIT_EXPECT_MEMEQ(test, buf, nak, sizeof(nak));
+
+	p = (struct vhca_pkt){
+		.opcode = IB_OPCODE_RC_COMPARE_SWAP, .ackreq = true, .dqpn = 9,
+		.psn = 5, .reth_va = 0x7fff12345678ULL,
+		.reth_rkey = 0xaabbccdd,
+		.atm_swap_add = 0x0102030405060708ULL,
+		.atm_compare = 0xf1f2f3f4f5f6f7f8ULL,
+	};
+	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 40);
+	KUNIT_EXPECT_MEMEQ(test, buf, cmp_swap, sizeof(cmp_swap));
+
+	p = (struct vhca_pkt){
+		.opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, .dqpn = 9, .psn = 5,
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+		.aeth_msn = 3, .atm_orig = 0x1122334455667788ULL,
+	};
+	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 24);
+	KUNIT_EXPECT_MEMEQ(test, buf, atomic_ack, sizeof(atomic_ack));
 }
 
-static void fill_pkt(struct vhca_pkt *p, u8 opcode, u8 flags, u32 i,
+static void fill_pkt(struct vhca_pkt *p, u8 opcode, u16 flags, u32 i,
 		     u32 paylen)
 {
 	memset(p, 0, sizeof(*p));
@@ -194,6 +240,17 @@ static void fill_pkt(struct vhca_pkt *p, u8 opcode, u8 flags, u32 i,
 		p->deth_qkey = 0x80010000 | i;
 		p->deth_sqpn = 0xfffffe - i;
 	}
+	if (flags & VHCA_PKT_IETH)
+		p->ieth_rkey = 0x76543210 + i;
+	if (flags & VHCA_PKT_ATMETH) {
+		p->reth_va = 0xfedcba9876543210ULL + 8 * i;
+		p->reth_rkey = 0x89abcdef ^ i;
+		p->reth_len = sizeof(u64);	/* what the parser sets */
+		p->atm_swap_add = 0x0102030405060708ULL * (i + 1);
+		p->atm_compare = ~0ULL - i;
+	}
+	if (flags & VHCA_PKT_ATMACK)
+		p->atm_orig = 0x8877665544332211ULL + i;
 }
 
 static void expect_same(struct kunit *test, const struct vhca_pkt *a,
@@ -214,6 +271,10 @@ static void expect_same(struct kunit *test, const struct vhca_pkt *a,
 	KUNIT_EXPECT_EQ(test, (__force u32)a->imm, (__force u32)b->imm);
 	KUNIT_EXPECT_EQ(test, a->deth_qkey, b->deth_qkey);
 	KUNIT_EXPECT_EQ(test, a->deth_sqpn, b->deth_sqpn);
+	KUNIT_EXPECT_EQ(test, a->ieth_rkey, b->ieth_rkey);
+	KUNIT_EXPECT_EQ(test, a->atm_swap_add, b->atm_swap_add);
+	KUNIT_EXPECT_EQ(test, a->atm_compare, b->atm_compare);
+	KUNIT_EXPECT_EQ(test, a->atm_orig, b->atm_orig);
 }
 
 static void vhca_pkt_round_trip(struct kunit *test)
@@ -265,7 +326,7 @@ static void vhca_pkt_build_refusals(struct kunit *test)
 	p.dqpn = 0x1000000;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.dqpn = 1;
-	p.opcode = IB_OPCODE_RC_COMPARE_SWAP;
+	p.opcode = IB_OPCODE_RC_ATOMIC_WRITE;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.opcode = IB_OPCODE_UC_SEND_ONLY;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
@@ -435,6 +496,9 @@ static void vhca_pkt_msn(struct kunit *test)
 		IB_OPCODE_RC_RDMA_WRITE_ONLY,
 		IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 		IB_OPCODE_RC_RDMA_READ_REQUEST,
+		IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+		IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+		IB_OPCODE_RC_COMPARE_SWAP, IB_OPCODE_RC_FETCH_ADD,
 	};
 	unsigned int op, i, n = 0;
 	bool end;

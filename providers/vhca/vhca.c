@@ -3,9 +3,9 @@
  * vhca: rdma-core provider for the vhca virtual RDMA HCA.
  *
  * Device discovery, user contexts and the ops table.  The verbs that go
- * through the kernel are in vhca_verbs.c, the fast path in vhca_post.c and
- * vhca_qpex.c (the ibv_qp_ex API); verbs in none of them are answered by
- * libibverbs with EOPNOTSUPP.
+ * through the kernel are in vhca_verbs.c, the fast path in vhca_post.c,
+ * vhca_qpex.c (the ibv_qp_ex API) and vhca_cqex.c (the ibv_cq_ex API);
+ * verbs in none of them are answered by libibverbs with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -54,6 +54,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.alloc_pd = vhca_alloc_pd,
 	.create_ah = vhca_create_ah,
 	.create_cq = vhca_create_cq,
+	.create_cq_ex = vhca_create_cq_ex,
 	.create_qp = vhca_create_qp,
 	.create_qp_ex = vhca_create_qp_ex,
 	.create_srq = vhca_create_srq,

@@ -42,17 +42,27 @@ struct vhca_cq_discard {
 	bool linked;
 };
 
-/* A mapped completion ring; the provider consumes, the device produces. */
+/*
+ * A mapped completion ring; the provider consumes, the device produces.
+ * Both poll APIs (ibv_poll_cq, and ibv_start_poll/next_poll/end_poll on a
+ * CQ from ibv_create_cq_ex) consume through vhca_cq_pop() under lock,
+ * which a CQ created IBV_CREATE_CQ_ATTR_SINGLE_THREADED skips on the poll
+ * paths.  cur is the CQE the ibv_wc_read_* accessors read, from
+ * start_poll or next_poll until the next of them or end_poll.
+ */
 struct vhca_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;
+	bool single_threaded;
 	const struct vhca_cqe *ring;	/* NULL after a failed resize */
 	size_t ring_size;
 	uint32_t count;			/* entries, a power of two */
 	uint32_t ci;			/* consumer index */
+	uint32_t tail;			/* producer index as last read */
 	struct vhca_db_rec *db;		/* head[0]: ci, for the device */
 	const struct vhca_status_rec *st;	/* tail[0]: producer index */
 	struct vhca_cq_discard *discard;	/* under lock */
+	struct vhca_cqe cur;
 };
 
 /*
@@ -121,6 +131,11 @@ static inline struct vhca_cq *to_vcq(struct ibv_cq *ibcq)
 	return vhca_container_of(ibcq, struct vhca_cq, vcq.cq);
 }
 
+static inline struct vhca_cq *cqex_to_vcq(struct ibv_cq_ex *cqx)
+{
+	return vhca_container_of(cqx, struct vhca_cq, vcq.cq_ex);
+}
+
 static inline struct vhca_qp *to_vqp(struct ibv_qp *ibqp)
 {
 	return vhca_container_of(ibqp, struct vhca_qp, vqp.qp);
@@ -152,6 +167,8 @@ int vhca_dereg_mr(struct verbs_mr *vmr);
 struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
+struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr);
 int vhca_resize_cq(struct ibv_cq *ibcq, int cqe);
 int vhca_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int vhca_destroy_cq(struct ibv_cq *ibcq);
@@ -187,6 +204,29 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
  * CQ's lock, with cq->discard not NULL.
  */
 bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe);
+/* The poll lock, which a single-threaded CQ does without. */
+static inline void vhca_cq_lock(struct vhca_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static inline void vhca_cq_unlock(struct vhca_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
+/*
+ * vhca_post.c, for both poll APIs, under vhca_cq_lock() on a CQ with a
+ * ring: copies the next CQE to report into *cqe and consumes it (CQEs a
+ * QP's reset discarded are consumed and skipped); false when there is
+ * none.  vhca_cq_publish() tells the device the consumer index.
+ */
+bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe *cqe);
+void vhca_cq_publish(struct vhca_cq *cq);
+/* The IBV_WC_* flags of a CQE. */
+unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe);
 /* The ring helpers of vhca_post.c, for vhca_qpex.c. */
 void *vhca_wq_slot(const struct vhca_wq *wq, uint32_t index);
 bool vhca_wq_full(const struct vhca_wq *wq);
@@ -204,5 +244,14 @@ int vhca_sq_kick(struct vhca_qp *qp);
 int vhca_qpex_check_ops(enum ibv_qp_type type, uint64_t send_ops);
 /* Installs the API on a created QP; send_ops passed the check. */
 void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops);
+
+/* vhca_cqex.c: the ibv_cq_ex poll API. */
+/*
+ * 0, or the errno for an ibv_create_cq_ex request vhca cannot honour
+ * (EINVAL for unknown bits, EOPNOTSUPP for known features it lacks).
+ */
+int vhca_cqex_check(const struct ibv_cq_init_attr_ex *attr);
+/* Installs the API on a created CQ; attr passed the check. */
+void vhca_cqex_init(struct vhca_cq *cq, const struct ibv_cq_init_attr_ex *attr);
 
 #endif /* VHCA_H */

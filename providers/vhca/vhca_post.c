@@ -173,6 +173,8 @@ static const int vhca_wr_opcode[] = {
 	[IBV_WR_SEND] = VHCA_WR_SEND,
 	[IBV_WR_SEND_WITH_IMM] = VHCA_WR_SEND_WITH_IMM,
 	[IBV_WR_RDMA_READ] = VHCA_WR_RDMA_READ,
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = VHCA_WR_ATOMIC_CMP_AND_SWP,
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = VHCA_WR_ATOMIC_FETCH_AND_ADD,
 };
 
 #define VHCA_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
@@ -192,6 +194,8 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_UD ? -1 : vhca_wr_opcode[wr->opcode];
 	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
 	default:
 		return -1;
@@ -231,7 +235,9 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 	    wr->num_sge < 0)
 		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE) {
-		if (opcode == VHCA_WR_RDMA_READ)
+		if (opcode == VHCA_WR_RDMA_READ ||
+		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD)
 			return EINVAL;
 	} else if ((uint32_t)wr->num_sge > sq->max_sge) {
 		return EINVAL;
@@ -269,6 +275,12 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 		hdr.ud.ah = to_vah(wr->wr.ud.ah)->ah_index;
 		hdr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		hdr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	} else if (opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+		   opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD) {
+		hdr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		hdr.atomic.rkey = wr->wr.atomic.rkey;
+		hdr.atomic.compare_add = wr->wr.atomic.compare_add;
+		hdr.atomic.swap = wr->wr.atomic.swap;
 	} else if (opcode != VHCA_WR_SEND && opcode != VHCA_WR_SEND_WITH_IMM) {
 		hdr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		hdr.rdma.rkey = wr->wr.rdma.rkey;
@@ -319,6 +331,48 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* ---- completions ---- */
 
+unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe)
+{
+	unsigned int flags = 0;
+
+	if (cqe->flags & VHCA_CQE_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	if (cqe->flags & VHCA_CQE_GRH)
+		flags |= IBV_WC_GRH;
+	return flags;
+}
+
+/*
+ * The producer index is read (acquire: the CQEs before it are whole) only
+ * when the consumer index has caught up with the value last read.  The
+ * discard check runs at the CQE's own index, before it is consumed.
+ */
+bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe *cqe)
+{
+	bool discarded;
+
+	for (;;) {
+		if (cq->ci == cq->tail) {
+			cq->tail = __atomic_load_n(&cq->st->tail[0],
+						   __ATOMIC_ACQUIRE);
+			if (cq->ci == cq->tail)
+				return false;
+		}
+		memcpy(cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(*cqe));
+		discarded = cq->discard && vhca_cq_discarded(cq, cqe);
+		cq->ci++;
+		if (!discarded)
+			return true;
+	}
+}
+
+/* A store only when the index moved: an empty poll writes nothing. */
+void vhca_cq_publish(struct vhca_cq *cq)
+{
+	if (__atomic_load_n(&cq->db->head[0], __ATOMIC_RELAXED) != cq->ci)
+		__atomic_store_n(&cq->db->head[0], cq->ci, __ATOMIC_RELEASE);
+}
+
 static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 {
 	*wc = (struct ibv_wc){
@@ -330,13 +384,10 @@ static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 		.imm_data = cqe->imm_data,
 		.qp_num = cqe->qp_num,
 		.src_qp = cqe->src_qp,
+		.wc_flags = vhca_cqe_wc_flags(cqe),
 		.pkey_index = cqe->pkey_index,
 		.sl = cqe->sl,
 	};
-	if (cqe->flags & VHCA_CQE_WITH_IMM)
-		wc->wc_flags |= IBV_WC_WITH_IMM;
-	if (cqe->flags & VHCA_CQE_GRH)
-		wc->wc_flags |= IBV_WC_GRH;
 }
 
 /* Returns the number of completions, or -1 if the CQ lost its ring. */
@@ -344,24 +395,17 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct vhca_cq *cq = to_vcq(ibcq);
 	struct vhca_cqe cqe;
-	uint32_t tail;
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	vhca_cq_lock(cq);
 	if (!cq->ring) {
-		pthread_spin_unlock(&cq->lock);
+		vhca_cq_unlock(cq);
 		return -1;
 	}
-	tail = __atomic_load_n(&cq->st->tail[0], __ATOMIC_ACQUIRE);
-	while (n < num_entries && cq->ci != tail) {
-		memcpy(&cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(cqe));
-		if (!cq->discard || !vhca_cq_discarded(cq, &cqe))
-			vhca_cqe_to_wc(&cqe, &wc[n++]);
-		cq->ci++;
-	}
-	if (n)
-		__atomic_store_n(&cq->db->head[0], cq->ci, __ATOMIC_RELEASE);
-	pthread_spin_unlock(&cq->lock);
+	while (n < num_entries && vhca_cq_pop(cq, &cqe))
+		vhca_cqe_to_wc(&cqe, &wc[n++]);
+	vhca_cq_publish(cq);
+	vhca_cq_unlock(cq);
 	return n;
 }
 

@@ -21,7 +21,9 @@
 #define VHCA_QPEX_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define VHCA_QPEX_RC_OPS (VHCA_QPEX_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
 			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
-			  IBV_QP_EX_WITH_RDMA_READ)
+			  IBV_QP_EX_WITH_RDMA_READ | \
+			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 /* wr_flags a work request may carry; inline data has its own setters. */
 #define VHCA_QPEX_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
@@ -175,6 +177,36 @@ static void vhca_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
 		     remote_addr, 0);
 }
 
+static void vhca_wr_atomic(struct ibv_qp_ex *qpx, uint64_t op, int opcode,
+			   uint32_t rkey, uint64_t remote_addr,
+			   uint64_t compare_add, uint64_t swap)
+{
+	struct vhca_send_wqe *wqe = vhca_qpex_new(qpx, op, opcode);
+
+	if (!wqe)
+		return;
+	wqe->atomic.remote_addr = remote_addr;
+	wqe->atomic.rkey = rkey;
+	wqe->atomic.compare_add = compare_add;
+	wqe->atomic.swap = swap;
+}
+
+static void vhca_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	vhca_wr_atomic(qpx, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+		       VHCA_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare,
+		       swap);
+}
+
+static void vhca_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	vhca_wr_atomic(qpx, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+		       VHCA_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
+}
+
 /* ---- setters of the current work request ---- */
 
 static void vhca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
@@ -274,6 +306,8 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 	qpx->wr_rdma_write = vhca_wr_rdma_write;
 	qpx->wr_rdma_write_imm = vhca_wr_rdma_write_imm;
 	qpx->wr_rdma_read = vhca_wr_rdma_read;
+	qpx->wr_atomic_cmp_swp = vhca_wr_atomic_cmp_swp;
+	qpx->wr_atomic_fetch_add = vhca_wr_atomic_fetch_add;
 	qpx->wr_set_sge = vhca_wr_set_sge;
 	qpx->wr_set_sge_list = vhca_wr_set_sge_list;
 	qpx->wr_set_inline_data = vhca_wr_set_inline_data;

@@ -138,6 +138,11 @@ struct vhca_create_cq_resp_all {
 	struct vhca_create_cq_resp drv;
 };
 
+struct vhca_create_cq_ex_resp_all {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct vhca_create_cq_resp drv;
+};
+
 struct vhca_resize_cq_resp_all {
 	struct ib_uverbs_resize_cq_resp ibv_resp;
 	struct vhca_resize_cq_resp drv;
@@ -150,6 +155,64 @@ static bool vhca_cq_ring_ok(uint32_t count, uint32_t size)
 	       (uint64_t)count * sizeof(struct vhca_cqe) <= size;
 }
 
+/* A CQ not yet created, with its lock; NULL (errno set) on failure. */
+static struct vhca_cq *vhca_cq_alloc(void)
+{
+	struct vhca_cq *cq;
+	int err;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err) {
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	return cq;
+}
+
+static void vhca_cq_free(struct vhca_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
+/*
+ * After a successful create command: maps the ring @drv describes.  On
+ * failure destroys the kernel CQ, frees cq and returns false, errno set.
+ */
+static bool vhca_cq_created(struct vhca_cq *cq,
+			    const struct vhca_create_cq_resp *drv)
+{
+	struct ibv_context *ibctx = cq->vcq.cq.context;
+	void *ring;
+	int err;
+
+	err = EPROTO;
+	if (!vhca_cq_ring_ok(drv->cqe_count, drv->ring_size) ||
+	    !vhca_recs(ibctx, drv->db_index, &cq->db, &cq->st))
+		goto err_destroy;
+	ring = vhca_map_ring(ibctx, drv->mmap_offset, drv->ring_size,
+			     PROT_READ);
+	if (ring == MAP_FAILED) {
+		err = errno;
+		goto err_destroy;
+	}
+	cq->ring = ring;
+	cq->ring_size = drv->ring_size;
+	cq->count = drv->cqe_count;
+	__atomic_store_n(&cq->db->head[0], 0, __ATOMIC_RELEASE);
+	return true;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+	vhca_cq_free(cq);
+	errno = err;
+	return false;
+}
+
 struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector)
@@ -157,46 +220,54 @@ struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 	struct vhca_create_cq_resp_all resp = {};
 	struct ibv_create_cq cmd;
 	struct vhca_cq *cq;
-	void *ring;
 	int err;
 
-	cq = calloc(1, sizeof(*cq));
+	cq = vhca_cq_alloc();
 	if (!cq)
 		return NULL;
-	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		goto err_free;
-
 	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (err)
-		goto err_lock;
-
-	err = EPROTO;
-	if (!vhca_cq_ring_ok(resp.drv.cqe_count, resp.drv.ring_size) ||
-	    !vhca_recs(ibctx, resp.drv.db_index, &cq->db, &cq->st))
-		goto err_destroy;
-	ring = vhca_map_ring(ibctx, resp.drv.mmap_offset, resp.drv.ring_size,
-			     PROT_READ);
-	if (ring == MAP_FAILED) {
-		err = errno;
-		goto err_destroy;
+	if (err) {
+		vhca_cq_free(cq);
+		errno = err;
+		return NULL;
 	}
-	cq->ring = ring;
-	cq->ring_size = resp.drv.ring_size;
-	cq->count = resp.drv.cqe_count;
-	__atomic_store_n(&cq->db->head[0], 0, __ATOMIC_RELEASE);
-	return &cq->vcq.cq;
+	return vhca_cq_created(cq, &resp.drv) ? &cq->vcq.cq : NULL;
+}
 
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_lock:
-	pthread_spin_destroy(&cq->lock);
-err_free:
-	free(cq);
-	errno = err;
-	return NULL;
+/*
+ * ibv_create_cq_ex: what vhca_cqex_check() lets through asks the kernel
+ * for no CQ flags (IBV_CREATE_CQ_ATTR_SINGLE_THREADED is the provider's
+ * alone), so the kernel CQ is the one create_cq makes.
+ */
+struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct vhca_create_cq_ex_resp_all resp = {};
+	struct ibv_create_cq_ex cmd;
+	struct vhca_cq *cq;
+	int err;
+
+	err = vhca_cqex_check(attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	cq = vhca_cq_alloc();
+	if (!cq)
+		return NULL;
+	err = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (err) {
+		vhca_cq_free(cq);
+		errno = err;
+		return NULL;
+	}
+	if (!vhca_cq_created(cq, &resp.drv))
+		return NULL;
+	vhca_cqex_init(cq, attr);
+	return &cq->vcq.cq_ex;
 }
 
 /*
@@ -257,8 +328,7 @@ int vhca_destroy_cq(struct ibv_cq *ibcq)
 		return err;
 	if (cq->ring)
 		munmap((void *)cq->ring, cq->ring_size);
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	vhca_cq_free(cq);
 	return 0;
 }
 

@@ -68,7 +68,7 @@ devinfo() {
 	for f in "max_qp MAX_QP" "max_qp_wr MAX_QP_WR" "max_sge MAX_SGE" \
 		"max_sge_rd MAX_SGE" "max_cq MAX_CQ" "max_cqe MAX_CQE" "max_mr MAX_MR" \
 		"max_pd MAX_PD" "max_qp_rd_atom MAX_QP_RD_ATOM" \
-		"max_qp_init_rd_atom MAX_QP_RD_ATOM" "max_srq MAX_SRQ" \
+		"max_qp_init_rd_atom MAX_QP_INIT_RD_ATOM" "max_srq MAX_SRQ" \
 		"max_srq_wr MAX_SRQ_WR" "max_srq_sge MAX_SGE" "max_ah MAX_AH" \
 		"local_ca_ack_delay LOCAL_ACK_DELAY"; do
 		set -- $f
@@ -78,6 +78,7 @@ devinfo() {
 	check "ibv_devinfo max_mr_size is 2^40" devinfo_is max_mr_size 0x10000000000
 	check "ibv_devinfo max_msg_sz is 2^31" devinfo_is max_msg_sz 0x80000000
 	check "ibv_devinfo transport is InfiniBand (RoCE)" devinfo_is transport "InfiniBand \(0\)"
+	check "ibv_devinfo atomic_cap is ATOMIC_GLOB (the CPU's atomics)" devinfo_is atomic_cap "ATOMIC_GLOB \(2\)"
 	check "ibv_devinfo node_guid matches sysfs" devinfo_is node_guid "$(cat $IB/vhca0/node_guid)"
 	check "ibv_devinfo phys_port_cnt 1" devinfo_is phys_port_cnt 1
 	check "ibv_devinfo port state PORT_ACTIVE" devinfo_is state "PORT_ACTIVE \(4\)"
@@ -159,11 +160,25 @@ fatal() {
 }
 scenario fatal fatal 60
 
-# Renamed devices are still matched (by modalias, not by name).
+# net_link DEV NETDEV: DEV's parent lists exactly NETDEV in its net/
+# directory (where rdma-core's tests look for a device's netdev), a link
+# to that netdev.
+net_link() {
+	[ "$(ls /sys/class/infiniband/$1/device/net)" = "$2" ] &&
+		[ "$(readlink -f /sys/class/infiniband/$1/device/net/$2)" = \
+			"$(readlink -f /sys/class/net/$2)" ]
+}
+
+# Renamed devices are still matched (by modalias, not by name); the
+# parent's net/ link follows a renamed netdev.
 rename() {
 	two_ports
+	check "vhca0's parent lists veth0 in net/" net_link vhca0 veth0
+	check "vhca1's parent lists veth1 in net/" net_link vhca1 veth1
 	check "rdma dev set vhca1 name foo0" rdma dev set vhca1 name foo0
 	check "ibv_devinfo -d foo0 opens the renamed device" sh -c 'ibv_devinfo -d foo0 | grep -q PORT_ACTIVE'
+	check "ip link set veth1 name wire1" sh -c 'ip link set veth1 down && ip link set veth1 name wire1 && ip link set wire1 up'
+	check "foo0's parent lists wire1 in net/, not veth1" net_link foo0 wire1
 	check "rmmod vhca with a renamed device" rmmod vhca
 	check "no coherent buffer outstanding at any removal" no_dmesg "outstanding at removal"
 }

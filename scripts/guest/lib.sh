@@ -285,6 +285,19 @@ total() {
 	echo $(($(counter vhca0 "$1") + $(counter vhca1 "$1" $VHCA1_NS)))
 }
 
+# atomic_run NAME DEV_A GID_A DEV_B GID_B: vhca_atomic, two QPs of DEV_B
+# adding N_ATOMIC (150 unless set) times each to one counter of DEV_A;
+# every value of the counter is returned once (scripts/tests/vhca_atomic.c).
+atomic_run() {
+	_an=$1
+	shift
+	timeout "$(tmo 300)" $VHCA_TOP/build/tests/vhca_atomic "$@" 2 ${N_ATOMIC:-150} \
+		>$T/$_an 2>&1
+	_ar=$?
+	relay "$_an" $T/$_an
+	check "$_an: vhca_atomic exits 0 (exit status $_ar)" test $_ar = 0
+}
+
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
 # seconds (120 unless set; tmo); their output goes to $T/NAME.srv and
 # $T/NAME.cli, whose ends are shown (more of them on failure) with the time

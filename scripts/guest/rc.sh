@@ -22,7 +22,8 @@ NETEM_REORDER="reorder 5% delay 1ms"
 # round trips under loss, 60 instead of 500 perftest messages, 60 instead
 # of 200 in each perftest run.
 N_MIB=100 N_MANY=10000 N_REORDER=2000 N_LOSSY_PP=2000 N_LOSSY=500 N_PERF=200
-[ "$VHCA_KERNEL" = debug ] && N_LOSSY_PP=300 N_LOSSY=60 N_PERF=60
+N_ATOMIC=500
+[ "$VHCA_KERNEL" = debug ] && N_LOSSY_PP=300 N_LOSSY=60 N_PERF=60 N_ATOMIC=150
 
 # netem_both ARGS: a netem qdisc on both ends of the wire.
 netem_both() {
@@ -75,6 +76,40 @@ two_hosts() {
 # Stock kernel only: the wire path between namespaces, which lossy,
 # lost-ack and delete-busy run.
 scenario two-hosts two_hosts 600 stock
+
+# Atomics in one namespace: vhca_atomic, then perftest's ib_atomic_bw and
+# ib_atomic_lat (both operations; they check no data, and take a minute on
+# the debug kernel, whose checkers see the same paths in vhca_atomic).
+atomics() {
+	ports_one_ns
+	atomic_run atomic vhca0 "$G0" vhca1 "$G1"
+	[ "$VHCA_KERNEL" = debug ] && return
+	for t in ib_atomic_bw ib_atomic_lat; do
+		for op in FETCH_AND_ADD CMP_AND_SWAP; do
+			check "$t -A $op (one namespace)" pair "$t-$op" \
+				"$t -F -d vhca0 -x $G0 -A $op -n $N_PERF" \
+				"$t -F -d vhca1 -x $G1 -A $op -n $N_PERF 10.0.0.1"
+		done
+	done
+}
+scenario atomics atomics
+
+# Atomics across two namespaces with netem duplicating and losing packets
+# on both ends of the wire: a duplicated atomic request is answered from
+# the result the responder kept, never executed again, or the counter
+# would end high and return a value twice.  One process drives both
+# devices (vhca1 in the namespace peer, as RDMA devices are seen from
+# every namespace).
+atomics_dup() {
+	ports_two_ns
+	netem_both "duplicate 20% loss 2% delay 1ms"
+	d0=$(total duplicate_requests)
+	atomic_run atomic-dup vhca0 "$G0" vhca1 "$G1"
+	d=$(($(total duplicate_requests) - d0))
+	echo "# atomics under duplication: duplicate_requests $d (both ports)"
+	check "the responders saw duplicated requests ($d)" test "$d" -gt 0
+}
+scenario atomics-dup atomics_dup
 
 # Two hosts with reordering and delay, nothing lost: a sequence NAK brings
 # every packet that came too early again, without a retransmit timeout.

@@ -95,4 +95,20 @@ lossy() {
 }
 scenario lossy lossy 200
 
+# Extended CQs: vhca_cq_ex between two ports in one namespace, one process
+# (ibv_create_cq_ex's refusals, RC SEND, SEND_WITH_IMM and
+# RDMA_WRITE_WITH_IMM and a UD SEND_WITH_IMM read back through the
+# ibv_start_poll API, every field and byte checked).
+cq_ex() {
+	ports_one_ns
+	_t0=$(date +%s)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_cq_ex vhca0 "$G0" vhca1 "$G1" \
+		>$T/cq-ex.out 2>&1
+	_r=$?
+	relay vhca_cq_ex $T/cq-ex.out
+	echo "# cq-ex: $(($(date +%s) - _t0)) s"
+	check "vhca_cq_ex exits 0 (exit status $_r)" test $_r = 0
+}
+scenario cq-ex cq_ex 60
+
 run_scenarios "$@"

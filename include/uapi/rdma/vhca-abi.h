@@ -15,7 +15,7 @@
  * exactly the range it was built for (match_min/max_abi_version); bump this
  * on any incompatible change to this file.
  */
-#define VHCA_UVERBS_ABI_VERSION 1
+#define VHCA_UVERBS_ABI_VERSION 2
 
 /*
  * ALLOC_UCONTEXT (ibv_open_device).  The request carries no driver data.
@@ -93,6 +93,21 @@ enum vhca_wr_opcode {
 	VHCA_WR_SEND = 2,
 	VHCA_WR_SEND_WITH_IMM = 3,
 	VHCA_WR_RDMA_READ = 4,
+	VHCA_WR_SEND_WITH_INV = 5,	/* invalidate_rkey: the peer's R_Key */
+	/*
+	 * Local operations, of kernel QPs only (a user QP's WQE with one of
+	 * these completes in error): fast registration of the MR that
+	 * reg.key names (its index) with that key and reg.access, and
+	 * local invalidation of invalidate_rkey.
+	 */
+	VHCA_WR_LOCAL_INV = 6,
+	VHCA_WR_REG_MR = 7,
+	/*
+	 * 8-byte atomics on the aligned remote address of atomic; the value
+	 * found there lands in the WQE's SGEs (8 bytes in all).
+	 */
+	VHCA_WR_ATOMIC_CMP_AND_SWP = 8,
+	VHCA_WR_ATOMIC_FETCH_AND_ADD = 9,
 };
 
 enum {
@@ -114,7 +129,10 @@ struct vhca_send_wqe {
 	__u8 num_sge;
 	__u8 reserved0;
 	__u32 inline_len;
-	__be32 imm_data;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
+	};
 	__u32 reserved1;
 	union {
 		struct {
@@ -122,6 +140,18 @@ struct vhca_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} rdma;
+		struct {
+			__aligned_u64 remote_addr;	/* as rdma's */
+			__u32 rkey;
+			__u32 reserved;
+			__aligned_u64 compare_add;	/* compare, or add */
+			__aligned_u64 swap;
+		} atomic;
+		struct {
+			__u32 key;	/* the new lkey and rkey */
+			__u32 access;	/* IB_ACCESS_* */
+			__aligned_u64 reserved;
+		} reg;
 		struct {
 			__u32 ah;	/* ah_index of the create_ah response */
 			__u32 remote_qpn;
@@ -141,6 +171,7 @@ struct vhca_recv_wqe {
 enum {
 	VHCA_CQE_WITH_IMM = 1 << 0,
 	VHCA_CQE_GRH = 1 << 1,
+	VHCA_CQE_WITH_INV = 1 << 2,	/* invalidate_rkey was invalidated */
 };
 
 /*
@@ -155,7 +186,10 @@ struct vhca_cqe {
 	__u8 sl;
 	__u32 qp_num;
 	__u32 byte_len;
-	__be32 imm_data;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	};
 	__u32 src_qp;
 	__u16 pkey_index;
 	__u8 network_hdr_type;	/* UD: RDMA_NETWORK_IPV4 or _IPV6 */

@@ -1198,12 +1198,10 @@ static void test_open(struct ibv_device *dev)
 {
 	struct ibv_device_attr_ex attr_ex;
 	struct ibv_device_attr attr;
-	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 16 };
 	struct ibv_port_attr port;
 	const struct fake_map *db, *st;
 	unsigned int first = fk.nmaps;
 	struct ibv_context *ctx;
-	struct ibv_cq_ex *cq;
 	struct ibv_pd *pd;
 	struct ibv_mw *mw;
 	int ret;
@@ -1265,10 +1263,6 @@ static void test_open(struct ibv_device *dev)
 	mw = pd ? ibv_alloc_mw(pd, IBV_MW_TYPE_1) : NULL;
 	check(pd && !mw && errno == EOPNOTSUPP, "ibv_alloc_mw: EOPNOTSUPP",
 	      "pd %p, mw %p, errno %d", (void *)pd, (void *)mw, errno);
-	errno = 0;
-	cq = ibv_create_cq_ex(ctx, &cq_attr);
-	check(!cq && errno == EOPNOTSUPP, "ibv_create_cq_ex: EOPNOTSUPP",
-	      "cq %p, errno %d", (void *)cq, errno);
 	if (pd)
 		ibv_dealloc_pd(pd);
 	check(!fk.other_cmds && !fk.bad_cmds,
@@ -1702,9 +1696,10 @@ static void test_post_send(struct objs *o)
 
 	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
 	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
-				      .sg_list = sge, .num_sge = 1 };
+				      .sg_list = sge, .num_sge = 1,
+				      .send_flags = IBV_SEND_INLINE };
 	ret = ibv_post_send(o->qp, wr, &bad);
-	check(ret == EINVAL && bad == wr, "post_send: atomic opcode EINVAL",
+	check(ret == EINVAL && bad == wr, "post_send: inline atomic EINVAL",
 	      "ret %d", ret);
 	wr[0] = (struct ibv_send_wr){ .opcode = IBV_WR_SEND, .sg_list = sge,
 				      .num_sge = 4 };
@@ -2043,8 +2038,6 @@ static struct ibv_qp *create_qp_ex(struct objs *o, enum ibv_qp_type type,
 static void test_qpex_refused(struct objs *o)
 {
 	static const struct { uint64_t ops; const char *what; } bad[] = {
-		{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, "atomic compare-swap" },
-		{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, "atomic fetch-add" },
 		{ IBV_QP_EX_WITH_BIND_MW, "bind MW" },
 		{ IBV_QP_EX_WITH_LOCAL_INV, "local invalidate" },
 		{ IBV_QP_EX_WITH_SEND_WITH_INV, "send with invalidate" },
@@ -2069,6 +2062,11 @@ static void test_qpex_refused(struct objs *o)
 	qp = create_qp_ex(o, IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE);
 	check(!qp && errno == EOPNOTSUPP,
 	      "create_qp_ex: RDMA WRITE on a UD QP EOPNOTSUPP", "errno %d",
+	      errno);
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+	check(!qp && errno == EOPNOTSUPP,
+	      "create_qp_ex: an atomic on a UD QP EOPNOTSUPP", "errno %d",
 	      errno);
 	check(fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates,
 	      "create_qp_ex refusals never reach the kernel", "%u creates",
@@ -2378,6 +2376,157 @@ static void test_reset_discards(struct objs *o)
 	      "reset: the discard ends where the CQ stood", "n %d", n);
 }
 
+/* ibv_create_cq_ex requests the provider refuses before the kernel. */
+static void test_cqex_refused(struct objs *o)
+{
+	static const struct {
+		struct ibv_cq_init_attr_ex attr;
+		int err;
+		const char *what;
+	} bad[] = {
+		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP },
+		  EOPNOTSUPP, "completion timestamp" },
+		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_CVLAN }, EOPNOTSUPP,
+		  "CVLAN" },
+		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_FLOW_TAG },
+		  EOPNOTSUPP, "flow tag" },
+		{ { .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		    .flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN }, EOPNOTSUPP,
+		  "IGNORE_OVERRUN" },
+		{ { .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		    .flags = 1 << 7 }, EINVAL, "an unknown flag" },
+		{ { .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD },
+		  EOPNOTSUPP, "a parent domain" },
+		{ { .cqe = 8, .comp_mask = 1 << 5 }, EINVAL,
+		  "an unknown comp_mask bit" },
+	};
+	unsigned int i, calls = syscalls();
+	struct ibv_cq_init_attr_ex attr;
+	struct ibv_cq_ex *cqx;
+	char name[96];
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		attr = bad[i].attr;
+		errno = 0;
+		cqx = ibv_create_cq_ex(o->ctx, &attr);
+		snprintf(name, sizeof(name), "create_cq_ex: %s refused (%s)",
+			 bad[i].what, bad[i].err == EINVAL ? "EINVAL" :
+			 "EOPNOTSUPP");
+		check(!cqx && errno == bad[i].err, name, "cq %p, errno %d",
+		      (void *)cqx, errno);
+		if (cqx)
+			ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	}
+	check(syscalls() == calls, "create_cq_ex: refused without a command",
+	      "%u system calls", syscalls() - calls);
+}
+
+/* Polls @cqx empty through the ibv_cq_ex API. */
+static void drain_cqex(struct ibv_cq_ex *cqx)
+{
+	struct ibv_poll_cq_attr pa = {};
+
+	if (ibv_start_poll(cqx, &pa))
+		return;
+	while (!ibv_next_poll(cqx))
+		;
+	ibv_end_poll(cqx);
+}
+
+static void test_cqex(struct objs *o)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 50, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+	struct vhca_cqe c1 = {
+		.wr_id = 0x0102030405060708ULL, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV_RDMA_WITH_IMM, .flags = VHCA_CQE_WITH_IMM,
+		.sl = 3, .qp_num = 0x77, .byte_len = 1234,
+		.imm_data = htobe32(0xa5a5f00d), .src_qp = 0x99,
+	};
+	struct vhca_cqe c2 = {
+		.wr_id = 9, .status = IBV_WC_REM_ACCESS_ERR,
+		.opcode = IBV_WC_RDMA_WRITE, .qp_num = 0x78, .vendor_err = 0x21,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct fake_cq *fcq = NULL;
+	struct ibv_cq_ex *cqx;
+	struct vhca_db_rec *db;
+	int r1, r2, r3, n;
+	unsigned int calls;
+	struct ibv_wc wc;
+
+	test_cqex_refused(o);
+	cqx = ibv_create_cq_ex(o->ctx, &attr);
+	if (cqx)
+		fcq = find_cq(cqx->handle);
+	check(cqx && fcq && fk.create_cq.cqe == 50 && cqx->cqe == 63 &&
+	      mapped_as(fcq->ring, PROT_READ),
+	      "ibv_create_cq_ex reaches CREATE_CQ, ring mapped read-only",
+	      "cq %p, errno %d", (void *)cqx, errno);
+	if (!fcq)
+		return;
+	check(cqx->read_byte_len && cqx->read_imm_data && cqx->read_qp_num &&
+	      cqx->read_src_qp && cqx->read_slid && cqx->read_sl &&
+	      cqx->read_dlid_path_bits && !cqx->read_completion_ts &&
+	      !cqx->read_cvlan && !cqx->read_flow_tag,
+	      "create_cq_ex: accessors of the asked fields only", "not so");
+
+	db = &fk.dbk[fcq->db_index];
+	calls = syscalls();
+	r1 = ibv_start_poll(cqx, &pa);
+	check(r1 == ENOENT && db->head[0] == 0,
+	      "start_poll on an empty CQ: ENOENT", "ret %d", r1);
+	push_cqe(fcq, &c1);
+	push_cqe(fcq, &c2);
+	r1 = ibv_start_poll(cqx, &pa);
+	check(!r1 && cqx->wr_id == c1.wr_id &&
+	      cqx->status == IBV_WC_SUCCESS &&
+	      ibv_wc_read_opcode(cqx) == IBV_WC_RECV_RDMA_WITH_IMM &&
+	      ibv_wc_read_byte_len(cqx) == 1234 &&
+	      ibv_wc_read_imm_data(cqx) == htobe32(0xa5a5f00d) &&
+	      ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_IMM &&
+	      ibv_wc_read_qp_num(cqx) == 0x77 &&
+	      ibv_wc_read_src_qp(cqx) == 0x99 && ibv_wc_read_sl(cqx) == 3 &&
+	      ibv_wc_read_slid(cqx) == 0 &&
+	      ibv_wc_read_dlid_path_bits(cqx) == 0 &&
+	      ibv_wc_read_vendor_err(cqx) == 0,
+	      "start_poll: the first CQE through the accessors",
+	      "ret %d, wr_id %#llx", r1, (unsigned long long)cqx->wr_id);
+	if (r1)
+		goto out;
+	r2 = ibv_next_poll(cqx);
+	check(!r2 && cqx->wr_id == 9 && cqx->status == IBV_WC_REM_ACCESS_ERR &&
+	      ibv_wc_read_opcode(cqx) == IBV_WC_RDMA_WRITE &&
+	      ibv_wc_read_vendor_err(cqx) == 0x21 &&
+	      ibv_wc_read_wc_flags(cqx) == 0 && ibv_wc_read_qp_num(cqx) == 0x78,
+	      "next_poll: the error CQE", "ret %d", r2);
+	r3 = ibv_next_poll(cqx);
+	check(r3 == ENOENT && db->head[0] == 0,
+	      "next_poll past the last CQE: ENOENT, index not yet published",
+	      "ret %d, head %u", r3, db->head[0]);
+	ibv_end_poll(cqx);
+	check(db->head[0] == 2 && syscalls() == calls,
+	      "end_poll publishes the consumer index; no system call",
+	      "head %u, %u system calls", db->head[0], syscalls() - calls);
+
+	push_cqe(fcq, &c2);
+	n = ibv_poll_cq(ibv_cq_ex_to_cq(cqx), 1, &wc);
+	check(n == 1 && wc.wr_id == 9 && wc.vendor_err == 0x21 &&
+	      db->head[0] == 3,
+	      "ibv_poll_cq on ibv_cq_ex_to_cq() reads the same ring",
+	      "n %d", n);
+	check(!ibv_req_notify_cq(ibv_cq_ex_to_cq(cqx), 0) &&
+	      fk.notify.cq_handle == cqx->handle,
+	      "req_notify_cq on an extended CQ", "failed");
+out:
+	drain_cqex(cqx);
+	check(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) && unmapped(fcq->ring),
+	      "destroy the extended CQ, ring unmapped", "failed");
+}
+
 /* Responses the provider must refuse, and destroys the kernel refuses. */
 static void test_failures(struct objs *o)
 {
@@ -2433,6 +2582,7 @@ static void test_verbs(struct ibv_device *dev)
 		test_qpex_ud(&o);
 		test_rereg_mr(&o);
 		test_reset_discards(&o);
+		test_cqex(&o);
 		test_failures(&o);
 
 		sq_ring = o.fqp->sq.ring;

@@ -1,13 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The RC completer (softirq, on ACKs, NAKs and READ responses): completes
- * send WQEs in order, places READ data, rewinds on a sequence NAK
+ * The RC completer (softirq, on ACKs, NAKs, READ responses and atomic
+ * ACKs): completes send WQEs in order, places READ data and the values
+ * atomics found, rewinds on a sequence NAK
  * (go-back-N), waits out RNR NAKs, and completes in error when the peer
  * refuses or the retries run out.
  */
 #include <linux/skbuff.h>
 
 #include "vhca_engine.h"
+
+/* The work completion opcode of a send WQE's opcode. */
+static u8 vhca_comp_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case VHCA_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case VHCA_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return vhca_wc_opcode(wr_opcode);
+	}
+}
 
 /* Complete the WQE at sq_tail; under sq_lock. */
 void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
@@ -20,8 +34,25 @@ void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
 		qp->req.next = qp->sq_tail + 1;
 		qp->req.pkt = 0;
 	}
-	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_wc_opcode(wqe->hdr.opcode),
+	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_comp_opcode(wqe->hdr.opcode),
 			       wqe->len, status);
+}
+
+/*
+ * The local operations (executed when fetched, vhca_req_local()) that
+ * the WQE just completed held back: they complete with it.  Those an ACK
+ * covers complete by their PSN; this is for the ones after a READ.
+ */
+static void vhca_comp_local_ops(struct vhca_qp *qp)
+{
+	u8 op;
+
+	while (qp->sq_tail != qp->req.next) {
+		op = vhca_qp_swqe(qp, qp->sq_tail)->hdr.opcode;
+		if (op != VHCA_WR_REG_MR && op != VHCA_WR_LOCAL_INV)
+			break;
+		vhca_comp_wqe(qp, IB_WC_SUCCESS);
+	}
 }
 
 /*
@@ -83,9 +114,9 @@ struct vhca_comp_result {
 };
 
 /*
- * A READ response acknowledges the requests before its READ: complete
- * the WQEs before the oldest outstanding READ (check_ack).  False when
- * the response is for nothing outstanding.
+ * A READ response or an atomic ACK acknowledges the requests before its
+ * READ or atomic: complete the WQEs before the oldest outstanding one
+ * (check_ack).  False when the response is for nothing outstanding.
  */
 static bool vhca_comp_ack_before_read(struct vhca_qp *qp, u32 psn,
 				      struct vhca_comp_result *res)
@@ -94,7 +125,7 @@ static bool vhca_comp_ack_before_read(struct vhca_qp *qp, u32 psn,
 
 	while (qp->sq_tail != qp->req.next) {
 		wqe = vhca_qp_swqe(qp, qp->sq_tail);
-		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+		if (vhca_wr_rd_atomic(wqe->hdr.opcode))
 			break;
 		if (!vhca_psn_before(wqe->last_psn, psn))
 			return false;
@@ -130,6 +161,21 @@ static bool vhca_comp_check_read_psn(struct vhca_qp *qp,
 }
 
 /*
+ * The oldest WQE, a READ or an atomic, has all its responses: it
+ * completes, with the local operations it held back; the completer waits
+ * for the next WQE's responses from its first PSN.
+ */
+static void vhca_comp_rd_atomic_done(struct vhca_qp *qp,
+				     struct vhca_comp_result *res)
+{
+	vhca_comp_wqe(qp, IB_WC_SUCCESS);
+	vhca_comp_local_ops(qp);
+	if (qp->sq_tail != qp->req.next)
+		qp->comp.psn = vhca_qp_swqe(qp, qp->sq_tail)->first_psn;
+	res->kick = true;
+}
+
+/*
  * do_read: a READ response for the oldest outstanding READ, its payload
  * placed into the local SGEs at its offset, in order.  False when the
  * response ends without the timer's restart.
@@ -147,6 +193,8 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 	if (!vhca_comp_ack_before_read(qp, psn, res))
 		return false;
 	wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ)
+		return false;	/* not what the oldest asked for */
 	if (!vhca_comp_check_read_psn(qp, wqe, psn, res))
 		return true;
 	err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
@@ -161,12 +209,42 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 	qp->comp.psn = vhca_psn_add(psn, 1);
 	qp->comp.acked_psn = qp->comp.psn;
 	qp->comp.read_retried = false;
-	if (psn == wqe->last_psn) {
-		vhca_comp_wqe(qp, IB_WC_SUCCESS);
-		if (qp->sq_tail != qp->req.next)
-			qp->comp.psn = vhca_qp_swqe(qp, qp->sq_tail)->first_psn;
-		res->kick = true;
+	if (psn == wqe->last_psn)
+		vhca_comp_rd_atomic_done(qp, res);
+	res->acked = true;
+	return true;
+}
+
+/*
+ * The atomic ACK of the oldest outstanding WQE, an atomic: the value the
+ * responder found lands in its SGEs (in host order, as for every HCA).
+ * Another PSN (a duplicate answer) is dropped.  False when the ACK ends
+ * without the timer's restart.
+ */
+static bool vhca_comp_atomic_ack(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+				 struct vhca_comp_result *res)
+{
+	u64 orig = pkt->atm_orig;
+	struct vhca_swqe *wqe;
+	int err;
+
+	if ((pkt->aeth_syndrome & VHCA_AETH_TYPE_MASK) != VHCA_AETH_ACK ||
+	    !vhca_comp_ack_before_read(qp, pkt->psn, res))
+		return false;
+	wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	if (!vhca_wr_atomic(wqe->hdr.opcode) || pkt->psn != wqe->first_psn)
+		return false;
+	err = vhca_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, wqe->sge,
+			    wqe->hdr.num_sge, 0, &orig, sizeof(orig),
+			    VHCA_COPY_TO_MR, IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		res->fatal = err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+					      IB_WC_LOC_PROT_ERR;
+		return false;
 	}
+	qp->comp.psn = vhca_psn_add(pkt->psn, 1);
+	qp->comp.acked_psn = qp->comp.psn;
+	vhca_comp_rd_atomic_done(qp, res);
 	res->acked = true;
 	return true;
 }
@@ -188,7 +266,7 @@ static void vhca_comp_complete_ack(struct vhca_qp *qp, u8 type, u32 psn,
 	}
 	while (qp->sq_tail != qp->req.next) {
 		wqe = vhca_qp_swqe(qp, qp->sq_tail);
-		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+		if (vhca_wr_rd_atomic(wqe->hdr.opcode))
 			break;
 		if (type == VHCA_AETH_ACK ?
 		    vhca_psn_after(wqe->last_psn, psn) :
@@ -295,7 +373,7 @@ static void vhca_comp_progress(struct vhca_qp *qp,
 }
 
 /**
- * vhca_comp_rx() - an ACK, NAK or READ response for the requester
+ * vhca_comp_rx() - an ACK, NAK, READ response or atomic ACK for the requester
  * @qp: the RC QP it is for
  * @pkt: the parsed packet
  * @skb: the packet, for a READ response's payload
@@ -322,10 +400,12 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}
-	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE)
-		progress = vhca_comp_read_response(qp, pkt, skb, off, &res);
-	else
+	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE)
 		progress = vhca_comp_aeth(qp, pkt, &res);
+	else if (pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
+		progress = vhca_comp_atomic_ack(qp, pkt, &res);
+	else
+		progress = vhca_comp_read_response(qp, pkt, skb, off, &res);
 	if (progress)
 		vhca_comp_progress(qp, &res);
 	else if (res.fatal == IB_WC_SUCCESS)

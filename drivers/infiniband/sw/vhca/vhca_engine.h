@@ -8,7 +8,8 @@
  *                 and UD
  *   vhca_tx.c     packet build and transmit, shared by every sender
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
- *                 limits, rewind, retransmit timer
+ *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
+ *                 retransmit timer
  *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
  *                 completion of send WQEs
  *   vhca_resp.c   RC responder: SEND, WRITE and READ requests
@@ -48,6 +49,22 @@ static inline u16 vhca_qp_sport(const struct vhca_qp *qp)
 }
 
 /* The engine's copy of the send WQE at ring index (RC). */
+/* An 8-byte atomic: one request, answered by its ATOMIC ACKNOWLEDGE. */
+static inline bool vhca_wr_atomic(u8 wr_opcode)
+{
+	return wr_opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * A READ or an atomic: one request, completed by its responses only, held
+ * by the responder in one of its max_dest_rd_atomic resources.
+ */
+static inline bool vhca_wr_rd_atomic(u8 wr_opcode)
+{
+	return wr_opcode == VHCA_WR_RDMA_READ || vhca_wr_atomic(wr_opcode);
+}
+
 static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
 					     u32 index)
 {
@@ -228,7 +245,7 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * go wait behind them (a reference to @skb is kept).
  */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  u8 opflags, struct sk_buff *skb, u32 off);
+		  u16 opflags, struct sk_buff *skb, u32 off);
 bool vhca_resp_run(struct vhca_qp *qp);
 void vhca_resp_drop_held(struct vhca_qp *qp);
 /* Close the responder's message in progress. */

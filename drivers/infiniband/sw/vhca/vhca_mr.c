@@ -3,8 +3,10 @@
  * Protection domains and memory regions of vhca: registration pins user
  * memory (ib_umem), records its pages for O(1) translation and publishes
  * the MR under its key in vdev->mr_xa, where the engine finds it lock-free;
- * deregistration waits for the engine to let go of it.  The engine moves
- * payload between packets and MRs with the copy helpers at the end.
+ * deregistration waits for the engine to let go of it.  Fast-registration
+ * MRs (alloc_mr, map_mr_sg) are registered and invalidated by the engine's
+ * local operations, under the MR's lock.  The engine moves payload between
+ * packets and MRs with the copy helpers at the end.
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -58,14 +60,32 @@ static bool vhca_mr_in_bounds(const struct vhca_mr *mr, u64 iova, u64 len)
 	return off < mr->length && len <= mr->length - off;
 }
 
-int vhca_mr_check(const struct vhca_mr *mr, const struct ib_pd *pd, u64 iova,
-		  u64 len, int access)
+/* vhca_mr_check(), a fast MR's lock held. */
+static int vhca_mr_check_locked(const struct vhca_mr *mr, u32 key,
+				const struct ib_pd *pd, u64 iova, u64 len,
+				int access)
 {
+	if (mr->fast && (mr->state != VHCA_MR_VALID || mr->key != key))
+		return -EACCES;
 	if (mr->pd != pd)
 		return -EACCES;
 	if (access & ~(mr->access & VHCA_MR_CHECK_ACCESS))
 		return -EACCES;
 	return vhca_mr_in_bounds(mr, iova, len) ? 0 : -EINVAL;
+}
+
+int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
+		  u64 iova, u64 len, int access)
+{
+	unsigned long flags;
+	int err;
+
+	if (!mr->fast)
+		return vhca_mr_check_locked(mr, key, pd, iova, len, access);
+	spin_lock_irqsave(&mr->lock, flags);
+	err = vhca_mr_check_locked(mr, key, pd, iova, len, access);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
 }
 
 /* A new MR, counted against VHCA_MAX_MR; NULL beyond it or without memory. */
@@ -92,6 +112,8 @@ err_count:
 
 static void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
+	kfree(mr->fr_pages);
+	kfree(mr->fr_map);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree_rcu(mr, rcu);
@@ -123,8 +145,9 @@ static int vhca_mr_alloc_key(struct vhca_dev *vdev, struct vhca_mr *mr)
 		return err == -EBUSY ? -ENOMEM : err;
 
 	mr->index = index;
-	mr->ibmr.lkey = vhca_mr_key(index, key);
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = vhca_mr_key(index, key);
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	return 0;
 }
 
@@ -140,7 +163,9 @@ struct vhca_mr *vhca_mr_get(struct vhca_dev *vdev, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&vdev->mr_xa, vhca_mr_key_index(key));
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref)))
+	/* A fast MR's key changes: vhca_mr_check() checks it, locked. */
+	if (mr && ((!mr->fast && mr->ibmr.lkey != key) ||
+		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
@@ -352,6 +377,157 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	return &mr->ibmr;
 }
 
+struct ib_mr *vhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct vhca_dev *vdev = to_vdev(ibpd->device);
+	struct vhca_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG) {
+		ibdev_dbg(&vdev->ibdev, "alloc_mr: type %d not supported\n",
+			  type);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!max_num_sg || max_num_sg > VHCA_MAX_FAST_REG_PAGES) {
+		ibdev_dbg(&vdev->ibdev, "alloc_mr: %u pages refused\n",
+			  max_num_sg);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = vhca_mr_alloc(vdev, ibpd, 0);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fast = true;
+	spin_lock_init(&mr->lock);
+	mr->state = VHCA_MR_INVALID;
+	mr->fr_max = max_num_sg;
+	mr->fr_pages = kcalloc(max_num_sg, sizeof(*mr->fr_pages), GFP_KERNEL);
+	mr->fr_map = kcalloc(max_num_sg, sizeof(*mr->fr_map), GFP_KERNEL);
+	if (!mr->fr_pages || !mr->fr_map) {
+		vhca_mr_free(vdev, mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	return vhca_mr_register(vdev, mr);
+}
+
+/* ib_sg_to_pages()'s callback: one page of the map; the MR's lock held. */
+static int vhca_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct vhca_mr *mr = to_vmr(ibmr);
+
+	if (mr->fr_nmap == mr->fr_max)
+		return -ENOMEM;
+	mr->fr_map[mr->fr_nmap++] = addr;
+	return 0;
+}
+
+int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct vhca_mr *mr = to_vmr(ibmr);
+	unsigned long flags;
+	int n;
+
+	if (!is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	spin_lock_irqsave(&mr->lock, flags);
+	mr->fr_nmap = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vhca_mr_set_page);
+	mr->fr_map_shift = ilog2(ibmr->page_size);
+	mr->fr_map_offset = ibmr->iova & (ibmr->page_size - 1);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return n;
+}
+
+/* The fast MR that key's index names, referenced, or NULL. */
+static struct vhca_mr *vhca_mr_get_fast(struct vhca_dev *vdev, u32 key)
+{
+	struct vhca_mr *mr = vhca_mr_get(vdev, key);
+
+	if (mr && !mr->fast) {
+		vhca_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+/* Whether the map holds length bytes from its offset; the lock held. */
+static bool vhca_mr_map_holds(const struct vhca_mr *mr, u64 length)
+{
+	u64 total = (u64)mr->fr_nmap << mr->fr_map_shift;
+
+	return length <= total && mr->fr_map_offset <= total - length;
+}
+
+int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
+		     int access)
+{
+	struct vhca_mr *mr;
+	unsigned long flags;
+	u64 iova, length;
+	int err = 0;
+
+	if (vhca_mr_check_reg_access(access))
+		return -EINVAL;
+	mr = vhca_mr_get_fast(vdev, key);
+	if (!mr)
+		return -EINVAL;
+	spin_lock_irqsave(&mr->lock, flags);
+	/* The consumer's, set by ib_sg_to_pages() (under the lock). */
+	iova = READ_ONCE(mr->ibmr.iova);
+	length = READ_ONCE(mr->ibmr.length);
+	if (mr->pd != pd)
+		err = -EACCES;
+	else if (mr->state == VHCA_MR_VALID)
+		err = -EBUSY;
+	else if (!vhca_mr_map_holds(mr, length) ||
+		 (length && iova + (length - 1) < iova))
+		err = -EINVAL;
+	if (!err) {
+		memcpy(mr->fr_pages, mr->fr_map,
+		       mr->fr_nmap * sizeof(*mr->fr_pages));
+		mr->fr_npages = mr->fr_nmap;
+		mr->fr_offset = mr->fr_map_offset;
+		mr->fr_shift = mr->fr_map_shift;
+		mr->iova = iova;
+		mr->length = length;
+		mr->access = access;
+		mr->key = key;
+		mr->state = VHCA_MR_VALID;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	vhca_mr_put(mr);
+	return err;
+}
+
+#define VHCA_MR_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
+		       u32 key, bool remote)
+{
+	struct vhca_mr *mr = vhca_mr_get_fast(vdev, key);
+	unsigned long flags;
+	int err = 0;
+
+	if (!mr)
+		return -EINVAL;
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->pd != pd)
+		err = -EACCES;
+	else if (mr->key != key)
+		err = -EINVAL;
+	/* Remotely: an R_Key in effect, of an MR with remote access. */
+	else if (remote && (mr->state != VHCA_MR_VALID ||
+			    !(mr->access & VHCA_MR_REMOTE_ACCESS)))
+		err = -EINVAL;
+	else
+		mr->state = VHCA_MR_INVALID;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	vhca_mr_put(mr);
+	return err;
+}
+
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vhca_dev *vdev = to_vdev(ibmr->device);
@@ -366,17 +542,42 @@ int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * The kernel side of a copy: a buffer, or (skb set) an skb's data from
  * offset off.  off advances with every chunk copied.
  */
+/* What an MR access moves: buf or skb at off, or an atomic's operands. */
 struct vhca_kbuf {
 	void *buf;
 	struct sk_buff *skb;
 	u32 off;
+	struct vhca_atomic *atomic;
 };
+
+/*
+ * The atomic on the 8 bytes at mem, as the CPU's own atomics: atomic
+ * with respect to every other atomic on that memory, of vhca's engine or
+ * of a CPU.  -EINVAL when the 8 bytes are not one aligned word (a range
+ * split across pages, or misaligned in the page under an aligned iova).
+ */
+static int vhca_kbuf_atomic(struct vhca_atomic *atomic, void *mem, u32 n)
+{
+	u64 *word = mem;
+
+	if (n != sizeof(*word) || !IS_ALIGNED((uintptr_t)mem, sizeof(*word)))
+		return -EINVAL;
+	if (atomic->cmp_swap)
+		atomic->orig = cmpxchg64(word, atomic->compare_add,
+					 atomic->swap);
+	else
+		atomic->orig = atomic64_fetch_add(atomic->compare_add,
+						  (atomic64_t *)word);
+	return 0;
+}
 
 static int vhca_kbuf_copy(struct vhca_kbuf *kb, void *mem, u32 n,
 			  enum vhca_copy_dir dir)
 {
 	int err = 0;
 
+	if (kb->atomic)
+		return vhca_kbuf_atomic(kb->atomic, mem, n);
 	if (kb->skb && dir == VHCA_COPY_TO_MR)
 		err = skb_copy_bits(kb->skb, kb->off, mem, n);
 	else if (kb->skb)
@@ -395,20 +596,50 @@ static bool vhca_skb_range_ok(const struct sk_buff *skb, u32 off, u32 len)
 	return skb->len <= INT_MAX && len <= skb->len && off <= skb->len - len;
 }
 
-static int vhca_mr_xfer(struct vhca_mr *mr, u64 iova, struct vhca_kbuf *kb,
-			u32 len, enum vhca_copy_dir dir)
+/*
+ * A fast MR's page list in effect: blocks of 2^fr_shift bytes at kernel
+ * virtual addresses, the MR's first byte fr_offset into the first; the
+ * range is within the registration, which REG_MR checked the list holds.
+ */
+static int vhca_mr_xfer_fast(struct vhca_mr *mr, u64 iova,
+			     struct vhca_kbuf *kb, u32 len,
+			     enum vhca_copy_dir dir)
+{
+	u64 size = BIT_ULL(mr->fr_shift), off = iova - mr->iova + mr->fr_offset;
+	int err;
+
+	while (len) {
+		u64 pg_off = off & (size - 1);
+		u32 n = min_t(u64, len, size - pg_off);
+		u64 addr = mr->fr_pages[off >> mr->fr_shift] + pg_off;
+
+		err = vhca_kbuf_copy(kb, (void *)(uintptr_t)addr, n, dir);
+		if (err)
+			return err;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* vhca_mr_xfer(), a fast MR's lock held. */
+static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
+			       struct vhca_kbuf *kb, u32 len,
+			       enum vhca_copy_dir dir)
 {
 	u64 off;
 	int err;
 
-	if (!len)
-		return 0;
+	if (mr->fast && (mr->state != VHCA_MR_VALID || mr->key != key))
+		return -EACCES;
 	if (dir == VHCA_COPY_TO_MR && !(mr->access & IB_ACCESS_LOCAL_WRITE))
 		return -EACCES;
 	if (!vhca_mr_in_bounds(mr, iova, len))
 		return -EINVAL;
 	if (mr->dma)
 		return vhca_kbuf_copy(kb, (void *)(uintptr_t)iova, len, dir);
+	if (mr->fast)
+		return vhca_mr_xfer_fast(mr, iova, kb, len, dir);
 
 	off = iova - mr->iova + mr->page_offset;
 	while (len) {
@@ -430,22 +661,49 @@ static int vhca_mr_xfer(struct vhca_mr *mr, u64 iova, struct vhca_kbuf *kb,
 	return 0;
 }
 
-int vhca_mr_copy(struct vhca_mr *mr, u64 iova, void *buf, u32 len,
+static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
+			struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir)
+{
+	unsigned long flags;
+	int err;
+
+	if (!len)
+		return 0;
+	if (!mr->fast)
+		return vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
+	spin_lock_irqsave(&mr->lock, flags);
+	err = vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+int vhca_mr_copy(struct vhca_mr *mr, u32 key, u64 iova, void *buf, u32 len,
 		 enum vhca_copy_dir dir)
 {
 	struct vhca_kbuf kb = { .buf = buf };
 
-	return vhca_mr_xfer(mr, iova, &kb, len, dir);
+	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
 }
 
-int vhca_mr_copy_skb(struct vhca_mr *mr, u64 iova, struct sk_buff *skb,
-		     u32 skb_off, u32 len, enum vhca_copy_dir dir)
+int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
+		     struct sk_buff *skb, u32 skb_off, u32 len,
+		     enum vhca_copy_dir dir)
 {
 	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
 
 	if (!vhca_skb_range_ok(skb, skb_off, len))
 		return -EFAULT;
-	return vhca_mr_xfer(mr, iova, &kb, len, dir);
+	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
+}
+
+int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
+		   struct vhca_atomic *atomic)
+{
+	struct vhca_kbuf kb = { .atomic = atomic };
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	return vhca_mr_xfer(mr, key, iova, &kb, sizeof(u64), VHCA_COPY_TO_MR);
 }
 
 static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,
@@ -487,7 +745,7 @@ static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,
 				  i, lkey);
 			return -EACCES;
 		}
-		err = vhca_mr_check(mr, pd, addr, n, access);
+		err = vhca_mr_check(mr, lkey, pd, addr, n, access);
 		if (err) {
 			vhca_mr_put(mr);
 			ibdev_dbg(&vdev->ibdev,
@@ -495,7 +753,7 @@ static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,
 				  i, lkey, addr, n, access, err);
 			return -EACCES;
 		}
-		err = vhca_mr_xfer(mr, addr, kb, n, dir);
+		err = vhca_mr_xfer(mr, lkey, addr, kb, n, dir);
 		vhca_mr_put(mr);
 		if (err) {
 			ibdev_dbg(&vdev->ibdev, "sge %u: copy failed: %d\n",

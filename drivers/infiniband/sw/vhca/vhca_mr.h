@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/vhca-abi.h>
 
@@ -43,15 +44,46 @@ static inline u32 vhca_mr_key_index(u32 key)
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_ATOMIC)
 
+/* The largest page list of a fast-registration MR (max_fast_reg_page_list_len). */
+#define VHCA_MAX_FAST_REG_PAGES	512
+
+/* States of a fast-registration MR (IBTA 10.6.1); dereg_mr ends it. */
+enum vhca_mr_state {
+	VHCA_MR_INVALID,	/* allocated, or invalidated: no access */
+	VHCA_MR_VALID,		/* registered by REG_MR: accessible */
+};
+
 /*
  * A memory region: user memory pinned by ib_umem, or (DMA MR: dma set, umem
- * NULL) all of kernel memory.  Every field but ref is written before the MR
- * is published in vdev->mr_xa and never changes after.
+ * NULL) all of kernel memory, or (fast set) a fast-registration MR of a
+ * kernel consumer.
+ *
+ * A user or DMA MR: every field but ref is written before the MR is
+ * published in vdev->mr_xa and never changes after.
  *
  * A user MR translates an iova in O(1): byte iova of the MR is byte
  * (iova - mr->iova) + page_offset of the concatenation of pages[], which
  * holds the npages pinned pages of the umem in order.  A DMA MR's iova is a
  * kernel virtual address (virtual DMA).
+ *
+ * A fast-registration MR (alloc_mr, IB_MR_TYPE_MEM_REG): pd, fast, index
+ * and the two page arrays are set before it is published; what a
+ * registration changes is under lock (a spinlock taken with interrupts
+ * saved, innermost: the engine holds a QP lock around it, never the
+ * reverse): state, key (the lkey and rkey in effect, or of the last
+ * registration), iova, length, access, and the page list in effect,
+ * fr_pages[0..fr_npages) of 2^fr_shift bytes each, fr_offset the MR's
+ * first byte in fr_pages[0] (kernel virtual addresses: virtual DMA).
+ * map_mr_sg fills the map (fr_map, fr_nmap, fr_map_offset, fr_map_shift),
+ * also under lock, which no access reads; REG_MR copies it into the list
+ * in effect, so a map made while the MR is VALID changes nothing until
+ * the next registration.  Every engine access to a fast MR checks state,
+ * key, PD, access and bounds and copies under lock in one go
+ * (vhca_mr_copy() checks again what vhca_mr_check() found): once REG_MR,
+ * LOCAL_INV or a remote invalidation has released the lock, no access
+ * made under the registration before it is still copying, and none
+ * begins.  ibmr.lkey and ibmr.rkey are the consumer's
+ * (ib_update_fast_reg_key() writes them); the engine never reads them.
  *
  * Lifetime: the xarray holds one reference, each engine user one more
  * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
@@ -70,10 +102,24 @@ struct vhca_mr {
 	u64 length;
 	int access;		/* IB_ACCESS_* */
 	bool dma;		/* DMA MR: any kernel virtual address */
+	bool fast;		/* fast-registration MR: the fields below */
 	u32 index;
 	refcount_t ref;		/* the xarray's, plus one per engine user */
 	struct completion released;
 	struct rcu_head rcu;
+
+	spinlock_t lock;	/* fast: the registration and the map */
+	u8 state;		/* enum vhca_mr_state */
+	u32 key;
+	u64 *fr_pages;		/* VHCA_MAX_FAST_REG_PAGES max: fr_max */
+	u64 *fr_map;
+	u32 fr_max;
+	u32 fr_npages;
+	u32 fr_offset;
+	u8 fr_shift;
+	u32 fr_nmap;
+	u32 fr_map_offset;
+	u8 fr_map_shift;
 };
 
 static inline struct vhca_mr *to_vmr(struct ib_mr *ibmr)
@@ -124,6 +170,42 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /*
+ * alloc_mr: a fast-registration MR in the INVALID state, its key the
+ * index and a fresh key byte, for up to max_num_sg pages
+ * (VHCA_MAX_FAST_REG_PAGES: -EINVAL beyond, or for 0); IB_MR_TYPE_MEM_REG
+ * only (-EOPNOTSUPP).  map_mr_sg: ib_sg_to_pages() into the MR's map,
+ * which the next REG_MR puts in effect; -EINVAL for a page size that is
+ * not a power of two.
+ */
+struct ib_mr *vhca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+
+/*
+ * For the engine, any context (no sleeping): the local operations on the
+ * fast-registration MR that key's index names.
+ *
+ * vhca_mr_fast_reg(): REG_MR for a QP of pd: the MR's map (as map_mr_sg
+ * left it, with ibmr.iova and ibmr.length) is put in effect with key and
+ * access, and the MR becomes VALID.  -EINVAL: no fast MR has that index,
+ * the map does not hold [iova, iova + length), or access is not one a
+ * registration takes (vhca_mr_check_reg_access()); -EACCES: the MR is of
+ * another PD; -EBUSY: the MR is VALID.
+ *
+ * vhca_mr_invalidate(): LOCAL_INV (remote false) or a SEND with
+ * Invalidate's (remote true) for a QP of pd: the MR becomes INVALID.
+ * -EINVAL: no fast MR has that index, or key is not its key; -EACCES:
+ * another PD; remote only, -EINVAL also when the MR is not VALID (a local
+ * invalidation of an INVALID MR with its last key is accepted, as the
+ * IBTA's Invalid state allows it).
+ */
+int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
+		     int access);
+int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
+		       u32 key, bool remote);
+
+/*
  * Registration access flags: 0, -EINVAL for flags unknown to the core and
  * for the combinations the IB spec forbids (remote write or remote atomic
  * without local write), -EOPNOTSUPP for what vhca does not implement:
@@ -135,16 +217,19 @@ int vhca_mr_check_reg_access(int access);
 /*
  * For the engine, any context: the MR with this lkey/rkey, referenced, or
  * NULL if there is none (unknown index or stale key byte); release it with
- * vhca_mr_put().
+ * vhca_mr_put().  A fast-registration MR is found by its index alone: its
+ * key and state are checked, under its lock, by vhca_mr_check() and the
+ * copies, which take the key the lookup was for.
  */
 struct vhca_mr *vhca_mr_get(struct vhca_dev *vdev, u32 key);
 void vhca_mr_put(struct vhca_mr *mr);
 
 /*
- * Whether the engine may access [iova, iova + len) through mr for a QP of
- * pd, needing every bit of access (VHCA_MR_CHECK_ACCESS bits; 0 means local
- * read).  Checked in this order:
- *  -EACCES: mr belongs to another PD, or a bit of access is not granted
+ * Whether the engine may access [iova, iova + len) through mr, found by
+ * key, for a QP of pd, needing every bit of access (VHCA_MR_CHECK_ACCESS
+ * bits; 0 means local read).  Checked in this order:
+ *  -EACCES: a fast MR that is not VALID or whose key is not key; mr
+ *           belongs to another PD, or a bit of access is not granted
  *           (a bit outside VHCA_MR_CHECK_ACCESS is never granted);
  *  -EINVAL: the range wraps around the end of the u64 space, or (user MR)
  *           does not lie within [mr->iova, mr->iova + mr->length).
@@ -152,8 +237,8 @@ void vhca_mr_put(struct vhca_mr *mr);
  * it is (PD and access are still checked).  A DMA MR accepts any range that
  * does not wrap.
  */
-int vhca_mr_check(const struct vhca_mr *mr, const struct ib_pd *pd, u64 iova,
-		  u64 len, int access);
+int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
+		  u64 iova, u64 len, int access);
 
 /* Direction of a copy between kernel memory and memory regions. */
 enum vhca_copy_dir {
@@ -163,19 +248,41 @@ enum vhca_copy_dir {
 
 /*
  * For the engine, any context (no sleeping): copy len bytes between buf
- * and [iova, iova + len) of mr.  PD and access are the caller's to check
- * with vhca_mr_check(); this only refuses to touch memory the MR does not
- * grant, whatever it is called with: -EINVAL if the range is out of the
- * MR's bounds (as vhca_mr_check() has them), -EACCES for a copy into an MR
- * registered without IB_ACCESS_LOCAL_WRITE (its pages are pinned read-only).
+ * and [iova, iova + len) of mr, found by key.  PD and access are the
+ * caller's to check with vhca_mr_check(); this only refuses to touch
+ * memory the MR does not grant, whatever it is called with: -EINVAL if the
+ * range is out of the MR's bounds (as vhca_mr_check() has them), -EACCES
+ * for a copy into an MR registered without IB_ACCESS_LOCAL_WRITE (its
+ * pages are pinned read-only) and for a fast MR not VALID under key (it
+ * was invalidated or registered again since the check).
  * Nothing is copied on error.  vhca_mr_copy_skb() does the same with the
  * skb's data at skb_off (linear or not) in place of buf, and also returns
  * -EFAULT if the skb is shorter than skb_off + len.
  */
-int vhca_mr_copy(struct vhca_mr *mr, u64 iova, void *buf, u32 len,
+int vhca_mr_copy(struct vhca_mr *mr, u32 key, u64 iova, void *buf, u32 len,
 		 enum vhca_copy_dir dir);
-int vhca_mr_copy_skb(struct vhca_mr *mr, u64 iova, struct sk_buff *skb,
-		     u32 skb_off, u32 len, enum vhca_copy_dir dir);
+int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
+		     struct sk_buff *skb, u32 skb_off, u32 len,
+		     enum vhca_copy_dir dir);
+
+/* An 8-byte atomic's operands, and the value it found (orig). */
+struct vhca_atomic {
+	bool cmp_swap;		/* compare and swap, else fetch and add */
+	u64 compare_add;
+	u64 swap;
+	u64 orig;
+};
+
+/*
+ * For the engine, any context (no sleeping): execute the atomic on the
+ * 8 bytes at iova of mr, found by key, with the CPU's atomic instructions
+ * (atomic with respect to the CPUs' and every vhca device's atomics on that
+ * memory).  PD and access are the caller's to check, as for the copies,
+ * which refuse the same way; also -EINVAL when iova is not 8-byte aligned
+ * or the 8 bytes are not one aligned word of memory.
+ */
+int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
+		   struct vhca_atomic *atomic);
 
 /*
  * For the engine, any context (no sleeping): copy len bytes between buf

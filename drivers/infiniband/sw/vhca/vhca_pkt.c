@@ -19,11 +19,15 @@
 #define AETH_LEN	sizeof(struct vhca_aeth)
 #define IMMDT_LEN	sizeof(struct vhca_immdt)
 #define DETH_LEN	sizeof(struct vhca_deth)
+#define IETH_LEN	sizeof(struct vhca_ieth)
+#define ATMETH_LEN	sizeof(struct vhca_atmeth)
+#define ATMACK_LEN	sizeof(struct vhca_atmack)
 
 /*
  * An opcode: its place in a message and what follows its BTH (up to three
- * of PAYLOAD, RETH, AETH, DETH, IMMDT, or NONE), each a flag (F_) and a
- * header length (L_): the length is the sum of the headers it names.
+ * of PAYLOAD, RETH, AETH, DETH, IMMDT, IETH, ATMETH, ATMACK, or NONE), each
+ * a flag (F_) and a header length (L_): the length is the sum of the
+ * headers it names.
  */
 #define OP(op, place, a, b, c) \
 	[IB_OPCODE_##op] = { \
@@ -43,6 +47,12 @@
 #define L_DETH		DETH_LEN
 #define F_IMMDT		VHCA_PKT_IMMDT
 #define L_IMMDT		IMMDT_LEN
+#define F_IETH		VHCA_PKT_IETH
+#define L_IETH		IETH_LEN
+#define F_ATMETH	VHCA_PKT_ATMETH
+#define L_ATMETH	ATMETH_LEN
+#define F_ATMACK	VHCA_PKT_ATMACK
+#define L_ATMACK	ATMACK_LEN
 
 static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
@@ -58,11 +68,16 @@ static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_RDMA_WRITE_ONLY, ONLY, PAYLOAD, RETH, NONE),
 	OP(RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, RETH, IMMDT),
 	OP(RC_RDMA_READ_REQUEST, ONLY, RETH, NONE, NONE),
+	OP(RC_SEND_LAST_WITH_INVALIDATE, LAST, PAYLOAD, IETH, NONE),
+	OP(RC_SEND_ONLY_WITH_INVALIDATE, ONLY, PAYLOAD, IETH, NONE),
 	OP(RC_RDMA_READ_RESPONSE_FIRST, FIRST, PAYLOAD, AETH, NONE),
 	OP(RC_RDMA_READ_RESPONSE_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
 	OP(RC_RDMA_READ_RESPONSE_LAST, LAST, PAYLOAD, AETH, NONE),
 	OP(RC_RDMA_READ_RESPONSE_ONLY, ONLY, PAYLOAD, AETH, NONE),
 	OP(RC_ACKNOWLEDGE, ONLY, AETH, NONE, NONE),
+	OP(RC_ATOMIC_ACKNOWLEDGE, ONLY, AETH, ATMACK, NONE),
+	OP(RC_COMPARE_SWAP, ONLY, ATMETH, NONE, NONE),
+	OP(RC_FETCH_ADD, ONLY, ATMETH, NONE, NONE),
 	OP(UD_SEND_ONLY, ONLY, PAYLOAD, DETH, NONE),
 	OP(UD_SEND_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, DETH, IMMDT),
 };
@@ -80,8 +95,9 @@ u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
 {
 	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(opcode);
 
-	/* RC requests are the opcodes up to READ_REQUEST. */
-	if (!oi || opcode > IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	/* RC requests: the opcodes up to READ_REQUEST, IETH, AtomicETH. */
+	if (!oi || (opcode > IB_OPCODE_RC_RDMA_READ_REQUEST &&
+		    !(oi->flags & (VHCA_PKT_IETH | VHCA_PKT_ATMETH))) ||
 	    !(oi->flags & VHCA_PKT_LAST))
 		return msn & VHCA_PSN_MASK;
 	return vhca_psn_add(msn, 1);
@@ -141,6 +157,14 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 		reth->len = cpu_to_be32(pkt->reth_len);
 		p += RETH_LEN;
 	}
+	if (oi->flags & VHCA_PKT_ATMETH) {
+		struct vhca_atmeth *atm = (void *)p;
+
+		atm->va = cpu_to_be64(pkt->reth_va);
+		atm->rkey = cpu_to_be32(pkt->reth_rkey);
+		atm->swap_add = cpu_to_be64(pkt->atm_swap_add);
+		atm->compare = cpu_to_be64(pkt->atm_compare);
+	}
 	if (oi->flags & VHCA_PKT_AETH) {
 		struct vhca_aeth *aeth = (void *)p;
 
@@ -148,10 +172,20 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 					 pkt->aeth_msn);
 		p += AETH_LEN;
 	}
+	if (oi->flags & VHCA_PKT_ATMACK) {
+		struct vhca_atmack *ack = (void *)p;
+
+		ack->orig = cpu_to_be64(pkt->atm_orig);
+	}
 	if (oi->flags & VHCA_PKT_IMMDT) {
 		struct vhca_immdt *immdt = (void *)p;
 
 		immdt->imm = pkt->imm;
+	}
+	if (oi->flags & VHCA_PKT_IETH) {
+		struct vhca_ieth *ieth = (void *)p;
+
+		ieth->rkey = cpu_to_be32(pkt->ieth_rkey);
 	}
 	return oi->hdr_len;
 }
@@ -207,6 +241,15 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 		pkt->reth_len = be32_to_cpu(reth->len);
 		p += RETH_LEN;
 	}
+	if (oi->flags & VHCA_PKT_ATMETH) {
+		const struct vhca_atmeth *atm = (const void *)p;
+
+		pkt->reth_va = be64_to_cpu(atm->va);
+		pkt->reth_rkey = be32_to_cpu(atm->rkey);
+		pkt->reth_len = sizeof(u64);
+		pkt->atm_swap_add = be64_to_cpu(atm->swap_add);
+		pkt->atm_compare = be64_to_cpu(atm->compare);
+	}
 	if (oi->flags & VHCA_PKT_AETH) {
 		const struct vhca_aeth *aeth = (const void *)p;
 		u32 smsn = be32_to_cpu(aeth->smsn);
@@ -215,10 +258,20 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 		pkt->aeth_msn = smsn & VHCA_PSN_MASK;
 		p += AETH_LEN;
 	}
+	if (oi->flags & VHCA_PKT_ATMACK) {
+		const struct vhca_atmack *ack = (const void *)p;
+
+		pkt->atm_orig = be64_to_cpu(ack->orig);
+	}
 	if (oi->flags & VHCA_PKT_IMMDT) {
 		const struct vhca_immdt *immdt = (const void *)p;
 
 		pkt->imm = immdt->imm;
+	}
+	if (oi->flags & VHCA_PKT_IETH) {
+		const struct vhca_ieth *ieth = (const void *)p;
+
+		pkt->ieth_rkey = be32_to_cpu(ieth->rkey);
 	}
 	return 0;
 }

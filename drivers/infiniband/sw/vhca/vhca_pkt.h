@@ -56,6 +56,24 @@ struct vhca_immdt {
 	__be32 imm;
 } __packed;
 
+/* Invalidate Extended Transport Header (SEND with Invalidate) */
+struct vhca_ieth {
+	__be32 rkey;
+} __packed;
+
+/* Atomic Extended Transport Header (CMP_SWAP, FETCH_ADD requests) */
+struct vhca_atmeth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;	/* swap, or add */
+	__be64 compare;
+} __packed;
+
+/* Atomic ACK Extended Transport Header: the value found before */
+struct vhca_atmack {
+	__be64 orig;
+} __packed;
+
 /* Datagram Extended Transport Header (UD) */
 struct vhca_deth {
 	__be32 qkey;
@@ -66,6 +84,9 @@ static_assert(sizeof(struct vhca_bth) == IB_BTH_BYTES);
 static_assert(sizeof(struct vhca_reth) == 16);
 static_assert(sizeof(struct vhca_aeth) == 4);
 static_assert(sizeof(struct vhca_immdt) == 4);
+static_assert(sizeof(struct vhca_ieth) == 4);
+static_assert(sizeof(struct vhca_atmeth) == IB_EXT_ATOMICETH_BYTES);
+static_assert(sizeof(struct vhca_atmack) == 8);
 static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
 
 /* What follows the BTH of an opcode, and its place in a message. */
@@ -78,9 +99,12 @@ static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
 #define VHCA_PKT_MIDDLE		BIT(6)
 #define VHCA_PKT_LAST		BIT(7)
 #define VHCA_PKT_ONLY		(VHCA_PKT_FIRST | VHCA_PKT_LAST)
+#define VHCA_PKT_IETH		BIT(8)
+#define VHCA_PKT_ATMETH		BIT(9)
+#define VHCA_PKT_ATMACK		BIT(10)
 
 struct vhca_pkt_opinfo {
-	u8 flags;		/* VHCA_PKT_* */
+	u16 flags;		/* VHCA_PKT_* */
 	u8 hdr_len;		/* BTH + extension headers, bytes */
 };
 
@@ -187,6 +211,10 @@ struct vhca_pkt {
 	u8 aeth_syndrome;
 	u32 aeth_msn;
 	__be32 imm;		/* opaque: kept in wire order */
+	u32 ieth_rkey;
+	u64 atm_swap_add;	/* AtomicETH; its VA and R_Key in reth_* */
+	u64 atm_compare;
+	u64 atm_orig;		/* AtomicAckETH */
 	u32 deth_qkey;
 	u32 deth_sqpn;
 };

@@ -16,6 +16,10 @@ enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
 		return IB_WC_RDMA_WRITE;
 	case VHCA_WR_RDMA_READ:
 		return IB_WC_RDMA_READ;
+	case VHCA_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
 	default:
 		return IB_WC_SEND;
 	}

@@ -109,6 +109,8 @@ struct vhca_rd_res {
 	u32 rkey;
 	u32 msn;			/* the MSN its responses carry */
 	struct vhca_rd_reply reply;
+	bool atomic;			/* an atomic's: its result, kept */
+	u64 orig;			/* the value the atomic found */
 };
 
 /* Responder (vhca_resp.c): requests from the peer; under rq_lock. */

@@ -375,6 +375,17 @@ static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE_WITH_IMM : -EINVAL;
 	case IB_WR_RDMA_READ:
 		return type == IB_QPT_RC ? VHCA_WR_RDMA_READ : -EINVAL;
+	case IB_WR_SEND_WITH_INV:
+		return type == IB_QPT_RC ? VHCA_WR_SEND_WITH_INV : -EINVAL;
+	case IB_WR_LOCAL_INV:
+		return type == IB_QPT_RC ? VHCA_WR_LOCAL_INV : -EINVAL;
+	case IB_WR_REG_MR:
+		return type == IB_QPT_RC ? VHCA_WR_REG_MR : -EINVAL;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_CMP_AND_SWP : -EINVAL;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_FETCH_AND_ADD :
+					   -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -402,6 +413,29 @@ static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 		wqe->flags |= VHCA_WQE_FENCE;
 	if (op == VHCA_WR_SEND_WITH_IMM || op == VHCA_WR_RDMA_WRITE_WITH_IMM)
 		wqe->imm_data = wr->ex.imm_data;
+	if (op == VHCA_WR_SEND_WITH_INV || op == VHCA_WR_LOCAL_INV)
+		wqe->invalidate_rkey = wr->ex.invalidate_rkey;
+	if (op == VHCA_WR_LOCAL_INV)
+		return 0;
+	if (op == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+	    op == VHCA_WR_ATOMIC_FETCH_AND_ADD) {
+		wqe->atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->atomic.swap = atomic_wr(wr)->swap;
+	}
+	if (op == VHCA_WR_REG_MR) {
+		const struct ib_reg_wr *reg = reg_wr(wr);
+
+		/*
+		 * The engine finds the MR by the key's index: a key of
+		 * another MR's index is no key of this one (index 0: none).
+		 */
+		wqe->reg.key = vhca_mr_key_index(reg->key) ==
+			       to_vmr(reg->mr)->index ? reg->key : 0;
+		wqe->reg.access = reg->access;
+		return 0;
+	}
 	if (op == VHCA_WR_RDMA_WRITE || op == VHCA_WR_RDMA_WRITE_WITH_IMM ||
 	    op == VHCA_WR_RDMA_READ) {
 		wqe->rdma.remote_addr = rdma_wr(wr)->remote_addr;

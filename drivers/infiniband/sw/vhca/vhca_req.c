@@ -3,7 +3,8 @@
  * The RC requester: copies each send WQE once from the ring into the QP's
  * private array, validates the copy, gives it its PSNs and sends its
  * packets, gathering the payload from the local MRs; keeps the window of
- * packets in flight, fences and the READ limit; rewinds (go-back-N from a
+ * packets in flight, fences and the limit of READs and atomics; executes the local
+ * operations (REG_MR, LOCAL_INV) in send-queue order; rewinds (go-back-N from a
  * PSN) for the completer and on the retransmit timer.  Process context (a
  * work item per QP, or the kick system call) or the doorbell's timer.
  */
@@ -35,12 +36,78 @@ unsigned long vhca_req_timeout(const struct vhca_qp *qp)
 	return j << min_t(u8, backoff, VHCA_TIMEOUT_BACKOFF_MAX);
 }
 
+/* Fences: a WQE waits for every READ and atomic before it to complete. */
+static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != end; i++)
+		if (vhca_wr_rd_atomic(vhca_qp_swqe(qp, i)->hdr.opcode))
+			return true;
+	return false;
+}
+
+/*
+ * A local operation of a kernel QP (a user QP's fails, fetched as any
+ * unknown opcode), executed once, when fetched: REG_MR and LOCAL_INV take
+ * effect in send-queue order, for the WQEs after them.  A LOCAL_INV waits
+ * until every WQE before it completed (the IBTA's local invalidate fence,
+ * mandatory here as in rxe: a WQE sent before it may have to gather its
+ * payload again, a READ still scatters into its MR); with
+ * IB_SEND_FENCE, a REG_MR waits for the READs before it.  The WQE takes
+ * no PSN (last_psn is the one before its first), so an ACK of what
+ * precedes it completes it too.  False while it waits (not fetched:
+ * read again from the ring then).
+ */
+static bool vhca_req_local(struct vhca_qp *qp, u32 index,
+			   const struct vhca_send_wqe *slot)
+{
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	const struct ib_pd *pd = qp->ibqp.pd;
+	int err;
+
+	if (wqe->hdr.opcode == VHCA_WR_LOCAL_INV ? index != qp->sq_tail :
+	    (wqe->hdr.flags & VHCA_WQE_FENCE) &&
+	    vhca_req_reads_pending(qp, index))
+		return false;
+	wqe->fetched = true;
+	wqe->len = 0;
+	wqe->first_psn = qp->req.psn;
+	wqe->last_psn = vhca_psn_add(qp->req.psn, -1);
+	if (wqe->hdr.opcode == VHCA_WR_REG_MR) {
+		wqe->hdr.reg.key = READ_ONCE(slot->reg.key);
+		wqe->hdr.reg.access = READ_ONCE(slot->reg.access);
+		err = vhca_mr_fast_reg(vdev, pd, wqe->hdr.reg.key,
+				       wqe->hdr.reg.access);
+		wqe->wc_status = err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	} else {
+		err = vhca_mr_invalidate(vdev, pd, wqe->hdr.invalidate_rkey,
+					 false);
+		wqe->wc_status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	}
+	if (err)
+		ibdev_dbg(&vdev->ibdev, "QP %u: %s of key %#x refused: %d\n",
+			  qp->ibqp.qp_num,
+			  wqe->hdr.opcode == VHCA_WR_REG_MR ? "REG_MR" :
+			  "LOCAL_INV",
+			  wqe->hdr.opcode == VHCA_WR_REG_MR ?
+			  wqe->hdr.reg.key : wqe->hdr.invalidate_rkey, err);
+	return true;
+}
+
+static bool vhca_req_is_local(u8 opcode)
+{
+	return opcode == VHCA_WR_REG_MR || opcode == VHCA_WR_LOCAL_INV;
+}
+
 /*
  * Copy the WQE at index from the ring and check it.  A WQE the device
  * cannot execute keeps a failed wc_status and is completed in error when
- * its turn comes.  Under sq_lock.
+ * its turn comes.  False when it is a local operation that waits (see
+ * vhca_req_local()).  Under sq_lock.
  */
-static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
+static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 {
 	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
 	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, index);
@@ -48,16 +115,23 @@ static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	u32 mtu = vhca_qp_mtu(qp), npsn;
 	u64 len = 0;
 
+	if (vhca_req_is_local(wqe->hdr.opcode) && !qp->uctx)
+		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
 	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
+	if (vhca_wr_atomic(wqe->hdr.opcode)) {
+		wqe->hdr.atomic.compare_add = READ_ONCE(slot->atomic.compare_add);
+		wqe->hdr.atomic.swap = READ_ONCE(slot->atomic.swap);
+	}
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
 
-	if (wqe->hdr.opcode > VHCA_WR_RDMA_READ) {
+	if (wqe->hdr.opcode > VHCA_WR_SEND_WITH_INV &&
+	    !vhca_wr_atomic(wqe->hdr.opcode)) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
 		if (wqe->hdr.inline_len > qp->max_inline ||
-		    wqe->hdr.opcode == VHCA_WR_RDMA_READ)
+		    vhca_wr_rd_atomic(wqe->hdr.opcode))
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		else
 			memcpy(wqe->data, sge, wqe->hdr.inline_len);
@@ -67,7 +141,9 @@ static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	} else {
 		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
 	}
-	if (len > VHCA_MAX_MSG_SIZE)
+	/* An atomic's SGEs take the 8 bytes it finds, no more, no less. */
+	if (len > VHCA_MAX_MSG_SIZE ||
+	    (vhca_wr_atomic(wqe->hdr.opcode) && len != sizeof(u64)))
 		wqe->wc_status = IB_WC_LOC_LEN_ERR;
 	if (wqe->wc_status != IB_WC_SUCCESS)
 		vhca_wqe_malformed(qp);
@@ -78,6 +154,7 @@ static void vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	wqe->last_psn = vhca_psn_add(qp->req.psn, npsn - 1);
 	if (wqe->wc_status == IB_WC_SUCCESS)
 		qp->req.psn = vhca_psn_add(qp->req.psn, npsn);
+	return true;
 }
 
 static u8 vhca_req_opcode(u8 wr, bool first, bool last)
@@ -91,6 +168,11 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 	int i = first | last << 1;
 
 	switch (wr) {
+	case VHCA_WR_SEND_WITH_INV:
+		if (last)
+			return first ? IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE :
+				       IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE;
+		return send[i];
 	case VHCA_WR_SEND_WITH_IMM:
 		if (last)
 			return first ? IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE :
@@ -105,6 +187,10 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 		fallthrough;
 	case VHCA_WR_RDMA_WRITE:
 		return write[i];
+	case VHCA_WR_ATOMIC_CMP_AND_SWP:
+		return IB_OPCODE_RC_COMPARE_SWAP;
+	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_OPCODE_RC_FETCH_ADD;
 	default:
 		return IB_OPCODE_RC_RDMA_READ_REQUEST;
 	}
@@ -119,20 +205,26 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
+	bool rd_atomic = vhca_wr_rd_atomic(wqe->hdr.opcode);
 	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
-	bool first = n == 0, last = read || n == npkts - 1;
+	bool first = n == 0, last = rd_atomic || n == npkts - 1;
 	u32 done = 0;
 	struct vhca_pkt pkt = {
 		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
-		.paylen = read ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
+		.paylen = rd_atomic ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
 		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
+		.ieth_rkey = wqe->hdr.invalidate_rkey,
 		.reth_va = wqe->hdr.rdma.remote_addr,
 		.reth_rkey = wqe->hdr.rdma.rkey,
 		.reth_len = wqe->len,
+		.atm_swap_add = wqe->hdr.opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ?
+				wqe->hdr.atomic.swap :
+				wqe->hdr.atomic.compare_add,
+		.atm_compare = wqe->hdr.atomic.compare_add,
 	};
 	struct sk_buff *skb;
 	void *payload;
@@ -186,25 +278,13 @@ u32 vhca_req_next_psn(struct vhca_qp *qp)
 	return vhca_psn_add(wqe->first_psn, qp->req.pkt);
 }
 
-/* Fences: a WQE waits for every READ before it to complete. */
-static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
-{
-	u32 i;
-
-	for (i = qp->sq_tail; i != end; i++)
-		if (vhca_qp_swqe(qp, i)->hdr.opcode ==
-		    VHCA_WR_RDMA_READ)
-			return true;
-	return false;
-}
-
+/* READs and atomics in flight, which max_rd_atomic limits together. */
 static u32 vhca_req_reads_in_flight(struct vhca_qp *qp)
 {
 	u32 i, n = 0;
 
 	for (i = qp->sq_tail; i != qp->req.next; i++)
-		n += vhca_qp_swqe(qp, i)->hdr.opcode ==
-		     VHCA_WR_RDMA_READ;
+		n += vhca_wr_rd_atomic(vhca_qp_swqe(qp, i)->hdr.opcode);
 	return n;
 }
 
@@ -250,13 +330,21 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 
 	while (qp->req.next != head && budget) {
 		wqe = vhca_qp_swqe(qp, qp->req.next);
-		if (!wqe->fetched)
-			vhca_req_fetch(qp, qp->req.next);
+		if (!wqe->fetched && !vhca_req_fetch(qp, qp->req.next))
+			break;
 		if (wqe->wc_status != IB_WC_SUCCESS) {
 			/* It fails once everything before it completed. */
 			if (qp->req.next == qp->sq_tail)
 				*failed = wqe->wc_status;
 			break;
+		}
+		/* Executed: completes once everything before it did. */
+		if (vhca_req_is_local(wqe->hdr.opcode)) {
+			if (qp->req.next == qp->sq_tail)
+				vhca_comp_wqe(qp, IB_WC_SUCCESS);
+			else
+				qp->req.next++;
+			continue;
 		}
 		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
 		    VHCA_REQ_WINDOW)
@@ -264,7 +352,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		if (!qp->req.pkt && (wqe->hdr.flags & VHCA_WQE_FENCE) &&
 		    vhca_req_reads_pending(qp, qp->req.next))
 			break;
-		if (!qp->req.pkt && wqe->hdr.opcode == VHCA_WR_RDMA_READ &&
+		if (!qp->req.pkt && vhca_wr_rd_atomic(wqe->hdr.opcode) &&
 		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
 							  qp->attr.max_rd_atomic))
 			break;
@@ -276,7 +364,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 			break;
 		}
 		budget--;
-		if (wqe->hdr.opcode == VHCA_WR_RDMA_READ ||
+		if (vhca_wr_rd_atomic(wqe->hdr.opcode) ||
 		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
 			qp->req.pkt = 0;
 			qp->req.next++;
@@ -365,7 +453,7 @@ void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
 	wqe = vhca_qp_swqe(qp, i);
 	pkt = vhca_psn_diff(psn, wqe->first_psn);
 	qp->req.next = i;
-	qp->req.pkt = wqe->hdr.opcode == VHCA_WR_RDMA_READ || pkt < 0 ? 0 :
+	qp->req.pkt = vhca_wr_rd_atomic(wqe->hdr.opcode) || pkt < 0 ? 0 :
 		     min_t(u32, pkt, vhca_pkt_npkts(wqe->len, mtu) - 1);
 	wqe = vhca_qp_swqe(qp, qp->sq_tail);
 	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||

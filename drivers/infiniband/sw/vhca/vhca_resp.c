@@ -5,7 +5,10 @@
  * is NAKed once), places SEND payload into receive WQEs and WRITE payload
  * into the MR its rkey names (looked up per packet) after checking PD,
  * bounds and remote access, and acknowledges the last packet of every
- * message and every packet that asks.  READs are answered from the MR by
+ * message and every packet that asks; a SEND with Invalidate invalidates
+ * the fast-registration MR its IETH names at its last packet.  An atomic
+ * executes once, its result kept in a responder resource for the
+ * duplicates, which get the same answer.  READs are answered from the MR by
  * the QP's work item (process context), a bounded pass at a time, with
  * the requests that come meanwhile held behind their responses.
  */
@@ -39,6 +42,12 @@ static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
 		cqe.flags |= VHCA_CQE_WITH_IMM;
 		cqe.imm_data = pkt->imm;
 	}
+	if (status == IB_WC_SUCCESS &&
+	    (pkt->opcode == IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE ||
+	     pkt->opcode == IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE)) {
+		cqe.flags |= VHCA_CQE_WITH_INV;
+		cqe.invalidate_rkey = pkt->ieth_rkey;
+	}
 	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
 }
 
@@ -51,8 +60,8 @@ static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return NULL;
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
-	if (mr && vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va, pkt->reth_len,
-				IB_ACCESS_REMOTE_READ)) {
+	if (mr && vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd, pkt->reth_va,
+				pkt->reth_len, IB_ACCESS_REMOTE_READ)) {
 		vhca_mr_put(mr);
 		return NULL;
 	}
@@ -99,6 +108,25 @@ static bool vhca_resp_holding(struct vhca_qp *qp)
 }
 
 /*
+ * A responder resource for a new READ or atomic: the next one in turn that
+ * is not sending READ responses (an atomic's is never busy: its result is
+ * kept until the slot's turn comes again, for the duplicates), or NULL
+ * when all max_dest_rd_atomic are (the requester broke its limit).
+ */
+static struct vhca_rd_res *vhca_resp_rd_take(struct vhca_qp *qp)
+{
+	u32 slots = qp->attr.max_dest_rd_atomic, i;
+	struct vhca_rd_res *res;
+
+	for (i = 0; i < slots; i++) {
+		res = &qp->resp.rd[qp->resp.rd_next++ % slots];
+		if (!vhca_rd_busy(res))
+			return res;
+	}
+	return NULL;
+}
+
+/*
  * A new READ request: its MR checked, a READ resource that is not busy
  * taken (all max_dest_rd_atomic are: the requester broke its limit),
  * counted before its responses (which carry the MSN), answered by the
@@ -108,17 +136,12 @@ static int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			  u32 npsn)
 {
 	struct vhca_mr *mr = vhca_resp_read_mr(qp, pkt);
-	u32 slots = qp->attr.max_dest_rd_atomic, i;
-	struct vhca_rd_res *res = NULL;
+	struct vhca_rd_res *res;
 
 	if (!mr)
 		return VHCA_NAK_REM_ACCESS_ERR;
 	vhca_mr_put(mr);
-	for (i = 0; i < slots && !res; i++) {
-		res = &qp->resp.rd[qp->resp.rd_next++ % slots];
-		if (vhca_rd_busy(res))
-			res = NULL;
-	}
+	res = vhca_resp_rd_take(qp);
 	if (!res)
 		return VHCA_NAK_INVALID_REQ;
 	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
@@ -142,7 +165,7 @@ static struct vhca_rd_res *vhca_resp_rd_find(struct vhca_qp *qp, u32 psn)
 
 	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
 		res = &qp->resp.rd[i];
-		if (!vhca_psn_before(psn, res->psn) &&
+		if (!res->atomic && !vhca_psn_before(psn, res->psn) &&
 		    vhca_psn_before(psn, vhca_psn_add(res->psn, res->npsn)))
 			return res;
 	}
@@ -215,7 +238,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 			     index == reply->npkts - 1 ?
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		if (mr && vhca_mr_check(mr, qp->ibqp.pd, va, rsp.paylen,
+		if (mr && vhca_mr_check(mr, rkey, qp->ibqp.pd, va, rsp.paylen,
 					IB_ACCESS_REMOTE_READ)) {
 			err = -EACCES;
 			break;
@@ -224,7 +247,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		if (IS_ERR(skb))
 			break;
 		if (mr)
-			err = vhca_mr_copy(mr, va, payload, rsp.paylen,
+			err = vhca_mr_copy(mr, rkey, va, payload, rsp.paylen,
 					   VHCA_COPY_FROM_MR);
 		if (err)
 			kfree_skb(skb);
@@ -288,12 +311,104 @@ static void vhca_resp_read_pass(struct vhca_qp *qp)
 		vhca_qp_fatal(qp, IB_WC_SUCCESS);
 }
 
+/* The atomic whose request took psn, its result kept, or NULL. */
+static struct vhca_rd_res *vhca_resp_atomic_find(struct vhca_qp *qp, u32 psn)
+{
+	struct vhca_rd_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->resp.rd[i];
+		if (res->atomic && res->psn == psn)
+			return res;
+	}
+	return NULL;
+}
+
+/* The answer of the atomic that res holds, onto list. */
+static void vhca_resp_atomic_ack(struct vhca_qp *qp,
+				 const struct vhca_rd_res *res,
+				 struct sk_buff_head *list)
+{
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = res->psn,
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+		.aeth_msn = res->msn,
+		.atm_orig = res->orig,
+	};
+	struct sk_buff *skb;
+	void *payload;
+
+	skb = vhca_tx_build(to_vdev(qp->ibqp.device), &pkt, &payload);
+	if (!IS_ERR(skb))
+		__skb_queue_tail(list, skb);
+}
+
+/*
+ * A new atomic request: the QP's and the MR's remote atomic access, PD and
+ * bounds checked (a misaligned address is an invalid request, as the IBTA
+ * has it), executed once, its result kept in a responder resource (one
+ * of max_dest_rd_atomic, which READs and atomics share) and answered.
+ * 0 or a NAK code.
+ */
+static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			    struct sk_buff_head *list)
+{
+	struct vhca_atomic atomic = {
+		.cmp_swap = pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
+		.compare_add = pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP ?
+			       pkt->atm_compare : pkt->atm_swap_add,
+		.swap = pkt->atm_swap_add,
+	};
+	struct vhca_rd_res *res;
+	struct vhca_mr *mr;
+	int err;
+
+	if (!IS_ALIGNED(pkt->reth_va, sizeof(u64)))
+		return VHCA_NAK_INVALID_REQ;
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		return VHCA_NAK_REM_ACCESS_ERR;
+	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
+	if (!mr)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	err = vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd, pkt->reth_va,
+			    sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	res = err ? NULL : vhca_resp_rd_take(qp);
+	if (res)
+		err = vhca_mr_atomic(mr, pkt->reth_rkey, pkt->reth_va, &atomic);
+	vhca_mr_put(mr);
+	if (!err && !res)
+		return VHCA_NAK_INVALID_REQ;
+	/*
+	 * After the check: -EINVAL is a word not aligned in memory (an iova
+	 * aligned in an MR whose iova and address differ mod 8), an invalid
+	 * request as for a misaligned address; -EACCES a fast MR invalidated
+	 * meanwhile.
+	 */
+	if (err)
+		return res && err == -EINVAL ? VHCA_NAK_INVALID_REQ :
+		       VHCA_NAK_REM_ACCESS_ERR;
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	*res = (struct vhca_rd_res){
+		.psn = pkt->psn,
+		.npsn = 1,
+		.msn = qp->resp.msn,
+		.atomic = true,
+		.orig = atomic.orig,
+	};
+	vhca_resp_atomic_ack(qp, res, list);
+	return 0;
+}
+
 /* How a request fails: what its receive WQE says, and the NAK. */
 enum vhca_resp_error {
 	VHCA_RESP_LEN_ERR,		/* LOC_LEN_ERR, invalid request */
 	VHCA_RESP_PROT_ERR,		/* LOC_PROT_ERR, remote operational */
 	VHCA_RESP_INVALID,		/* invalid request */
 	VHCA_RESP_ACCESS,		/* remote access */
+	VHCA_RESP_INV_ERR,		/* REM_INV_REQ_ERR, invalid request */
 };
 
 /* End the message in progress with error; returns the NAK code. */
@@ -315,6 +430,10 @@ static int vhca_resp_fail(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		break;
 	case VHCA_RESP_ACCESS:
 		nak = VHCA_NAK_REM_ACCESS_ERR;
+		break;
+	case VHCA_RESP_INV_ERR:
+		vhca_resp_complete(qp, msg, pkt, IB_WC_REM_INV_REQ_ERR,
+				   IB_WC_RECV);
 		break;
 	}
 	vhca_rmsg_close(msg);
@@ -349,8 +468,9 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, pkt->reth_rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		bad = vhca_mr_check(mr, qp->ibqp.pd, pkt->reth_va,
-				    pkt->reth_len, IB_ACCESS_REMOTE_WRITE);
+		bad = vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd,
+				    pkt->reth_va, pkt->reth_len,
+				    IB_ACCESS_REMOTE_WRITE);
 		vhca_mr_put(mr);
 		if (bad)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
@@ -390,10 +510,10 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, msg->rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		err = vhca_mr_check(mr, qp->ibqp.pd, msg->va, pkt->paylen,
-				    IB_ACCESS_REMOTE_WRITE);
+		err = vhca_mr_check(mr, msg->rkey, qp->ibqp.pd, msg->va,
+				    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!err)
-			err = vhca_mr_copy_skb(mr, msg->va, skb, off,
+			err = vhca_mr_copy_skb(mr, msg->rkey, msg->va, skb, off,
 					       pkt->paylen, VHCA_COPY_TO_MR);
 		vhca_mr_put(mr);
 		if (err)
@@ -417,7 +537,7 @@ static bool vhca_resp_write_imm_last(u8 opcode)
  * (one begun by this ONLY packet undone), for the packet sent again.
  * 0 or -EAGAIN.
  */
-static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u8 opflags)
+static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u16 opflags)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	bool bad;
@@ -430,14 +550,23 @@ static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u8 opflags)
 }
 
 /*
- * The LAST or ONLY packet: the receive completion, and the MSN counts
- * the message.
+ * The LAST or ONLY packet: a SEND with Invalidate's invalidation, the
+ * receive completion, and the MSN counts the message.  The R_Key is the
+ * peer's word: only a VALID fast-registration MR of this QP's PD, under
+ * that key, is invalidated; anything else fails the receive WQE with
+ * REM_INV_REQ_ERR, as rxe's responder does, and is NAKed as an invalid
+ * request.  0 or a NAK code.
  */
-static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
+static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 u16 opflags)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	u8 op = pkt->opcode;
 
+	if ((opflags & VHCA_PKT_IETH) &&
+	    vhca_mr_invalidate(to_vdev(qp->ibqp.device), qp->ibqp.pd,
+			       pkt->ieth_rkey, true))
+		return vhca_resp_fail(qp, pkt, VHCA_RESP_INV_ERR);
 	if (msg->send)
 		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS, IB_WC_RECV);
 	else if (vhca_resp_write_imm_last(op))
@@ -453,15 +582,20 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt)
  * (no receive WQE), or a positive NAK code.
  */
 static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  u8 opflags, struct sk_buff *skb, u32 off, u32 npsn)
+			  u16 opflags, struct sk_buff *skb, u32 off, u32 npsn,
+			  struct sk_buff_head *list)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
-	bool send = pkt->opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE;
+	bool send = pkt->opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE ||
+		    (opflags & VHCA_PKT_IETH);
 	int ret;
 
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
 				     vhca_resp_read(qp, pkt, npsn);
+	if (opflags & VHCA_PKT_ATMETH)
+		return msg->active ? VHCA_NAK_INVALID_REQ :
+				     vhca_resp_atomic(qp, pkt, list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
@@ -480,7 +614,23 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	ret = vhca_resp_place(qp, pkt, skb, off);
 	if (ret)
 		return ret;
-	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt) : 0;
+	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt, opflags) : 0;
+}
+
+/*
+ * A duplicate atomic request gets the answer its first got, from the
+ * responder resource that kept it, and is never executed again; one whose
+ * result is no longer kept (max_dest_rd_atomic READs and atomics came
+ * since) is dropped.
+ */
+static void vhca_resp_atomic_again(struct vhca_qp *qp,
+				   const struct vhca_pkt *pkt,
+				   struct sk_buff_head *list)
+{
+	struct vhca_rd_res *res = vhca_resp_atomic_find(qp, pkt->psn);
+
+	if (res)
+		vhca_resp_atomic_ack(qp, res, list);
 }
 
 /*
@@ -508,6 +658,8 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
 		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 			vhca_resp_read_again(qp, pkt, npsn);
+		else if (vhca_pkt_opinfo(pkt->opcode)->flags & VHCA_PKT_ATMETH)
+			vhca_resp_atomic_again(qp, pkt, list);
 		else
 			vhca_tx_queue_ack(qp,
 					  vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
@@ -524,7 +676,7 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * the responses.
  */
 static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			     u8 opflags, struct sk_buff *skb, u32 off,
+			     u16 opflags, struct sk_buff *skb, u32 off,
 			     bool held)
 {
 	u32 mtu = vhca_qp_mtu(qp), npsn = 1;
@@ -538,7 +690,8 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	 * The end of a SEND or WRITE message: the send doorbell sleeps
 	 * before the process can see the message (vhca_db_expire()).
 	 */
-	if (pkt->opcode < IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	if ((pkt->opcode < IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	     (opflags & VHCA_PKT_IETH)) &&
 	    (opflags & VHCA_PKT_LAST) && qp->sq.count)
 		vhca_db_expire(qp, true);
 
@@ -562,7 +715,7 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (!vhca_resp_check_psn(qp, pkt, npsn, &list))
 		goto out;
 
-	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn);
+	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
 	if (ret == -EAGAIN) {
 		vhca_tx_queue_ack(qp,
 				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
@@ -576,7 +729,9 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	}
 	qp->resp.nak_sent = false;
 	qp->resp.psn = vhca_psn_add(pkt->psn, npsn);
-	if (pkt->ackreq && pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST)
+	/* READs and atomics are answered with their responses. */
+	if (pkt->ackreq && pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	    !(opflags & VHCA_PKT_ATMETH))
 		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 				  pkt->psn, &list);
 out:
@@ -599,7 +754,7 @@ out:
 }
 
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  u8 opflags, struct sk_buff *skb, u32 off)
+		  u16 opflags, struct sk_buff *skb, u32 off)
 {
 	vhca_resp_handle(qp, pkt, opflags, skb, off, false);
 }

@@ -37,7 +37,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		goto out;
 	}
 	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
-	if (pkt.opcode > IB_OPCODE_RC_ACKNOWLEDGE)
+	if (pkt.opcode >= IB_OPCODE_UC)
 		goto drop;
 	/* Its peer only: see vhca_net_rx_from(). */
 	if (!vhca_net_rx_from(skb, &qp->attr.ah_attr.grh,
@@ -47,7 +47,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	}
 
 	if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
-	    pkt.opcode <= IB_OPCODE_RC_ACKNOWLEDGE)
+	    pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
