@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # make bench: vhca against rdma_rxe and the guest's memcpy, in one boot of
-# Debian's stock kernel in QEMU (scripts/guest/bench.sh does the measuring).
-# Prints the table (also kept in build/vm/bench/bench.txt).  Fails only when
-# a tool fails to run, never because of a figure.
+# Debian's stock kernel in QEMU (scripts/guest/bench.sh does the measuring),
+# then fio over NVMe over RDMA, vhca against rdma_rxe, in a second boot
+# (scripts/guest/ulp.sh bench).  Prints the tables (also kept in
+# build/vm/bench/bench.txt and build/vm/bench/nvme/nvme-bench.txt).  Fails
+# only when a tool fails to run, never because of a figure.
 #   BENCH_BW_ITERS   iterations of the 64 KiB bandwidth tests (default 1000;
 #                    the 64-byte message rate test runs 20 times as many)
 #   BENCH_LAT_ITERS  iterations of the 2-byte latency tests (default 2000)
+#   BENCH_FIO_SECS   seconds of each fio job (default 15)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$VHCA_TOP"
@@ -23,8 +26,20 @@ rc=$?
 set -e
 log "bench: VM exit $rc after $(($(date +%s) - T0)) s; console in $OUT/console.log"
 tr -d '\r' <"$OUT/console.log" | grep -E '^(PASS|FAIL): ' || true
-if [ -s "$OUT/bench.txt" ]; then
-	echo
-	cat "$OUT/bench.txt"
-fi
-exit $rc
+
+T1=$(date +%s)
+set +e
+scripts/vm-run.sh -k stock -t 900 -o "$OUT/nvme" scripts/guest/ulp.sh bench \
+	"${BENCH_FIO_SECS:-15}"
+nrc=$?
+set -e
+log "bench nvme: VM exit $nrc after $(($(date +%s) - T1)) s; console in $OUT/nvme/console.log"
+tr -d '\r' <"$OUT/nvme/console.log" | grep -E '^(not )?ok [0-9]+ ' || true
+for f in "$OUT/bench.txt" "$OUT/nvme/nvme-bench.txt"; do
+	if [ -s "$f" ]; then
+		echo
+		cat "$f"
+	fi
+done
+[ $rc = 0 ] || exit $rc
+exit $nrc

@@ -18,7 +18,13 @@ PKGS=(
 	# RDMA userspace: provider build, tools, tests
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3-pyverbs
+	# the kernel's RDMA consumers in the guest (scripts/guest/ulp.sh):
+	# NVMe over RDMA and NFS over RDMA; none of their services may run
+	# on this host (below)
+	nvme-cli fio nfs-kernel-server
 )
+# The daemons these packages' scripts would start on this host.
+DAEMONS='nfsd rpcbind rpc.mountd rpc.statd rpc.idmapd nfsdcld blkmapd'
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -30,8 +36,37 @@ if [ ${#missing[@]} = 0 ]; then
 	exit 0
 fi
 
+# running_daemons: those of DAEMONS that run on this host.
+running_daemons() {
+	local d
+	for d in $DAEMONS; do
+		pgrep -x "$d" >/dev/null && echo "$d"
+	done
+	return 0
+}
+before=$(running_daemons)
+
+# Nothing may start on this host while packages install (nfs-kernel-server
+# and rpcbind would start their services): invoke-rc.d and
+# deb-systemd-invoke ask /usr/sbin/policy-rc.d, and 101 forbids.  An
+# existing policy (a container's) is left as it is; ours is removed after.
+POLICY=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e $POLICY ]; then
+	as_root sh -c "printf '#!/bin/sh\\nexit 101\\n' >$POLICY && chmod 755 $POLICY"
+	own_policy=1
+fi
+drop_policy() {
+	[ $own_policy = 1 ] && as_root rm -f $POLICY
+	return 0
+}
+trap drop_policy EXIT
+
 log "installing: ${missing[*]}"
 as_root apt-get update -q >/dev/null
 as_root env DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 log "installed ${#missing[@]} packages"
+after=$(running_daemons)
+[ "$after" = "$before" ] ||
+	die "the install started on this host: $(echo $after) (was: $(echo $before))"
