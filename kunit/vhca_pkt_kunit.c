@@ -25,7 +25,7 @@
 static const struct {
 	u8 opcode;
 	u8 ib;		/* the kernel's IB_OPCODE_* */
-	u8 flags;
+	u16 flags;
 	u8 hdr_len;
 } ops[] = {
 	{ IB_OPCODE_RC_SEND_FIRST, IB_OPCODE_RC_SEND_FIRST,
@@ -58,6 +58,12 @@ static const struct {
 	  F_RETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 32 },
 	{ IB_OPCODE_RC_RDMA_READ_REQUEST, IB_OPCODE_RC_RDMA_READ_REQUEST,
 	  F_RETH | VHCA_PKT_ONLY, 28 },
+	{ IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+	  IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+	  VHCA_PKT_IETH | F_PAY | VHCA_PKT_LAST, 16 },
+	{ IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+	  IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+	  VHCA_PKT_IETH | F_PAY | VHCA_PKT_ONLY, 16 },
 	{ IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
 	  IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
 	  F_AETH | F_PAY | VHCA_PKT_FIRST, 16 },
@@ -168,7 +174,7 @@ static void vhca_pkt_layout(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf, nak, sizeof(nak));
 }
 
-static void fill_pkt(struct vhca_pkt *p, u8 opcode, u8 flags, u32 i,
+static void fill_pkt(struct vhca_pkt *p, u8 opcode, u16 flags, u32 i,
 		     u32 paylen)
 {
 	memset(p, 0, sizeof(*p));
@@ -194,6 +200,8 @@ static void fill_pkt(struct vhca_pkt *p, u8 opcode, u8 flags, u32 i,
 		p->deth_qkey = 0x80010000 | i;
 		p->deth_sqpn = 0xfffffe - i;
 	}
+	if (flags & VHCA_PKT_IETH)
+		p->ieth_rkey = 0x76543210 + i;
 }
 
 static void expect_same(struct kunit *test, const struct vhca_pkt *a,
@@ -214,6 +222,7 @@ static void expect_same(struct kunit *test, const struct vhca_pkt *a,
 	KUNIT_EXPECT_EQ(test, (__force u32)a->imm, (__force u32)b->imm);
 	KUNIT_EXPECT_EQ(test, a->deth_qkey, b->deth_qkey);
 	KUNIT_EXPECT_EQ(test, a->deth_sqpn, b->deth_sqpn);
+	KUNIT_EXPECT_EQ(test, a->ieth_rkey, b->ieth_rkey);
 }
 
 static void vhca_pkt_round_trip(struct kunit *test)
@@ -435,6 +444,8 @@ static void vhca_pkt_msn(struct kunit *test)
 		IB_OPCODE_RC_RDMA_WRITE_ONLY,
 		IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 		IB_OPCODE_RC_RDMA_READ_REQUEST,
+		IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+		IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
 	};
 	unsigned int op, i, n = 0;
 	bool end;

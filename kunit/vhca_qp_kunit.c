@@ -267,7 +267,7 @@ static void vhca_qp_attribute_values(struct kunit *test)
 	BAD(timeout, 32, IB_QPS_RTR, IB_QPS_RTS, rts);
 	BAD(retry_cnt, 8, IB_QPS_RTR, IB_QPS_RTS, rts);
 	BAD(rnr_retry, 8, IB_QPS_RTR, IB_QPS_RTS, rts);
-	BAD(max_rd_atomic, VHCA_MAX_QP_RD_ATOM + 1, IB_QPS_RTR, IB_QPS_RTS, rts);
+	BAD(max_rd_atomic, VHCA_MAX_QP_INIT_RD_ATOM + 1, IB_QPS_RTR, IB_QPS_RTS, rts);
 #undef BAD
 }
 

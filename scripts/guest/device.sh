@@ -68,7 +68,7 @@ devinfo() {
 	for f in "max_qp MAX_QP" "max_qp_wr MAX_QP_WR" "max_sge MAX_SGE" \
 		"max_sge_rd MAX_SGE" "max_cq MAX_CQ" "max_cqe MAX_CQE" "max_mr MAX_MR" \
 		"max_pd MAX_PD" "max_qp_rd_atom MAX_QP_RD_ATOM" \
-		"max_qp_init_rd_atom MAX_QP_RD_ATOM" "max_srq MAX_SRQ" \
+		"max_qp_init_rd_atom MAX_QP_INIT_RD_ATOM" "max_srq MAX_SRQ" \
 		"max_srq_wr MAX_SRQ_WR" "max_srq_sge MAX_SGE" "max_ah MAX_AH" \
 		"local_ca_ack_delay LOCAL_ACK_DELAY"; do
 		set -- $f
@@ -159,11 +159,25 @@ fatal() {
 }
 scenario fatal fatal 60
 
-# Renamed devices are still matched (by modalias, not by name).
+# net_link DEV NETDEV: DEV's parent lists exactly NETDEV in its net/
+# directory (where rdma-core's tests look for a device's netdev), a link
+# to that netdev.
+net_link() {
+	[ "$(ls /sys/class/infiniband/$1/device/net)" = "$2" ] &&
+		[ "$(readlink -f /sys/class/infiniband/$1/device/net/$2)" = \
+			"$(readlink -f /sys/class/net/$2)" ]
+}
+
+# Renamed devices are still matched (by modalias, not by name); the
+# parent's net/ link follows a renamed netdev.
 rename() {
 	two_ports
+	check "vhca0's parent lists veth0 in net/" net_link vhca0 veth0
+	check "vhca1's parent lists veth1 in net/" net_link vhca1 veth1
 	check "rdma dev set vhca1 name foo0" rdma dev set vhca1 name foo0
 	check "ibv_devinfo -d foo0 opens the renamed device" sh -c 'ibv_devinfo -d foo0 | grep -q PORT_ACTIVE'
+	check "ip link set veth1 name wire1" sh -c 'ip link set veth1 down && ip link set veth1 name wire1 && ip link set wire1 up'
+	check "foo0's parent lists wire1 in net/, not veth1" net_link foo0 wire1
 	check "rmmod vhca with a renamed device" rmmod vhca
 	check "no coherent buffer outstanding at any removal" no_dmesg "outstanding at removal"
 }

@@ -199,8 +199,8 @@ wire_checks() {
 	capture_start
 	pair "$D-wire-pp" "$SP ibv_rc_pingpong -d $SD -g $SG -s 5000 -n 50" \
 		"$CP ibv_rc_pingpong -d $CD -g $CG -s 5000 -n 50 $A"
-	pair "$D-wire-rd" "$SP ib_read_bw -F -d $SD -x $SG -o 16 -s 5000 -n 20" \
-		"$CP ib_read_bw -F -d $CD -x $CG -o 16 -s 5000 -n 20 $A"
+	pair "$D-wire-rd" "$SP ib_read_bw -F -d $SD -x $SG -s 5000 -n 20" \
+		"$CP ib_read_bw -F -d $CD -x $CG -s 5000 -n 20 $A"
 	capture_stop $D-wire
 	for src in 10.0.0.1 10.0.0.2; do
 		[ $src = 10.0.0.1 ] && who=rxe || who=vhca
@@ -222,9 +222,9 @@ wire_checks() {
 
 # ibv_rc_pingpong (64 KiB: 1000 round trips on the stock kernel, 50 on the
 # debug kernel, where they take 4 to 8 times as long), then perftest,
-# 64 KiB.  Each side's QP gets the other's outstanding READ count as its
-# max_rd_atomic: rxe's 128 is beyond vhca's 16 (EINVAL, as a hardware HCA
-# would answer), so -o 16 on both.
+# 64 KiB, with perftest's default options.  Each side's QP gets the other's
+# responder resources as its initiator depth (max_rd_atomic): rxe's 128,
+# which vhca's initiator depth (VHCA_MAX_QP_INIT_RD_ATOM) takes.
 verbs() {
 	hosts
 	direction $1
@@ -235,7 +235,7 @@ verbs() {
 			"$CP ibv_rc_pingpong -d $CD -g $CG $args $A"
 		grep -h 'bytes in' $T/$n.cli
 	done
-	for t in ib_write_bw "ib_read_bw -o 16" ib_send_bw; do
+	for t in ib_write_bw ib_read_bw ib_send_bw; do
 		n=$D-${t%% *}
 		check "$D: $t -s 65536 -n $NBW" pair $n \
 			"$SP $t -F -d $SD -x $SG -s 65536 -n $NBW" \

@@ -72,6 +72,7 @@ struct vhca_dev {
 	int pdev_id;			/* N of its name vhca.N */
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
+	char net_link[IFNAMSIZ];	/* name of ndev's link in pdev's net/ */
 	struct vhca_coherent coh;
 	struct vhca_net_link net;	/* its namespace's RoCEv2 socket */
 	struct work_struct unreg_work;

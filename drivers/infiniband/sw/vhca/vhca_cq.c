@@ -51,6 +51,10 @@ static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ib_wc *wc)
 		wc->ex.imm_data = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
+	if (cqe->flags & VHCA_CQE_WITH_INV) {
+		wc->ex.invalidate_rkey = cqe->invalidate_rkey;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
 	if (cqe->flags & VHCA_CQE_GRH)
 		wc->wc_flags |= IB_WC_GRH;
 	if (cqe->network_hdr_type) {

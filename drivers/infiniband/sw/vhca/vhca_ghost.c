@@ -62,8 +62,10 @@ bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		atomic64_inc(&vdev->counters[VHCA_CNT_RX_WRONG_PEER]);
 		goto out;
 	}
-	/* SEND and WRITE requests only (RC opcodes below READ's). */
-	if (pkt->opcode >= IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	/* SEND and WRITE requests only (RC opcodes below READ's, IETH's). */
+	if ((pkt->opcode >= IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	     pkt->opcode != IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE &&
+	     pkt->opcode != IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE) ||
 	    vhca_psn_diff(pkt->psn, ghost->resp_psn) >= 0)
 		goto out;
 	ack.dqpn = ghost->dest_qpn;

@@ -147,6 +147,44 @@ static void vhca_reap_locked(void)
 	}
 }
 
+/*
+ * The parent's net/ directory: one link, named after the netdev, to the
+ * netdev (what the net/ directory of a NIC's PCI device lists).  Tools
+ * such as rdma-core's tests find a device's netdev there.  The link is
+ * renamed with the netdev (under RTNL: the netdev notifier) and goes with
+ * the parent, which the device's removal unregisters.
+ */
+static struct attribute *vhca_net_attrs[] = { NULL };
+static const struct attribute_group vhca_net_group = {
+	.name = "net",
+	.attrs = vhca_net_attrs,
+};
+
+static int vhca_net_link_add(struct vhca_dev *vdev)
+{
+	int err;
+
+	strscpy(vdev->net_link, netdev_name(vdev->ndev),
+		sizeof(vdev->net_link));
+	err = sysfs_add_link_to_group(&vdev->pdev->dev.kobj, "net",
+				      &vdev->ndev->dev.kobj, vdev->net_link);
+	if (err)
+		vdev->net_link[0] = '\0';
+	return err;
+}
+
+static void vhca_net_link_rename_locked(struct vhca_dev *vdev)
+{
+	lockdep_assert_held(&vhca_devices_lock);
+	if (vdev->net_link[0])
+		sysfs_remove_link_from_group(&vdev->pdev->dev.kobj, "net",
+					     vdev->net_link);
+	if (vhca_net_link_add(vdev))
+		dev_warn(&vdev->pdev->dev,
+			 "no net/ link for the renamed netdev %s\n",
+			 netdev_name(vdev->ndev));
+}
+
 static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 {
 	struct platform_device_info pinfo = {
@@ -180,6 +218,11 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 
 	vdev->ndev = ndev;
 	netdev_hold(ndev, &vdev->ndev_tracker, GFP_KERNEL);
+	err = sysfs_create_group(&vdev->pdev->dev.kobj, &vhca_net_group);
+	if (!err)
+		err = vhca_net_link_add(vdev);
+	if (err)
+		goto err_ndev;
 	INIT_WORK(&vdev->unreg_work, vhca_unreg_work);
 	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
@@ -206,6 +249,9 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	}
 	return vdev;
 
+err_ndev:
+	netdev_put(ndev, &vdev->ndev_tracker);
+	vhca_coherent_fini(&vdev->coh);
 err_pdev:
 	platform_device_unregister(vdev->pdev);
 err_ida:
@@ -340,6 +386,9 @@ static int vhca_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		vhca_port_event_locked(vdev);
+		break;
+	case NETDEV_CHANGENAME:
+		vhca_net_link_rename_locked(vdev);
 		break;
 	}
 out:

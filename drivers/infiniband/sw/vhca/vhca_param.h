@@ -20,7 +20,15 @@
 #define VHCA_MAX_MR		65536
 #define VHCA_MAX_MR_SIZE	BIT_ULL(40)
 #define VHCA_MAX_PD		65536
+/*
+ * Responder resources (max_dest_rd_atomic): READs a QP holds for its peer,
+ * a fixed array in each QP.  Initiator depth (max_rd_atomic): READs a QP
+ * has outstanding, a count only; as deep as rxe's, since perftest and
+ * rdma_cm peers hand a QP the other side's responder resources as its
+ * initiator depth.
+ */
 #define VHCA_MAX_QP_RD_ATOM	16
+#define VHCA_MAX_QP_INIT_RD_ATOM	128
 #define VHCA_MAX_SRQ		4096
 #define VHCA_MAX_SRQ_WR		4096
 #define VHCA_MAX_AH		65536

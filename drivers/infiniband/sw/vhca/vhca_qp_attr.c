@@ -63,7 +63,7 @@ int vhca_qp_check_modify(enum ib_qp_type type, enum ib_qp_state cur,
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > VHCA_MAX_QP_RD_ATOM)
+	    attr->max_rd_atomic > VHCA_MAX_QP_INIT_RD_ATOM)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > VHCA_MAX_QP_RD_ATOM)

@@ -37,7 +37,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		goto out;
 	}
 	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
-	if (pkt.opcode > IB_OPCODE_RC_ACKNOWLEDGE)
+	if (pkt.opcode >= IB_OPCODE_UC)
 		goto drop;
 	/* Its peer only: see vhca_net_rx_from(). */
 	if (!vhca_net_rx_from(skb, &qp->attr.ah_attr.grh,

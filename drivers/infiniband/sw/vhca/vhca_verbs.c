@@ -22,7 +22,9 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp = VHCA_MAX_QP;
 	attr->max_qp_wr = VHCA_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_PORT_ACTIVE_EVENT;
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = VHCA_MAX_FAST_REG_PAGES;
 	attr->max_send_sge = VHCA_MAX_SGE;
 	attr->max_recv_sge = VHCA_MAX_SGE;
 	attr->max_sge_rd = VHCA_MAX_SGE;
@@ -31,7 +33,7 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr = VHCA_MAX_MR;
 	attr->max_pd = VHCA_MAX_PD;
 	attr->max_qp_rd_atom = VHCA_MAX_QP_RD_ATOM;
-	attr->max_qp_init_rd_atom = VHCA_MAX_QP_RD_ATOM;
+	attr->max_qp_init_rd_atom = VHCA_MAX_QP_INIT_RD_ATOM;
 	attr->max_res_rd_atom = VHCA_MAX_QP * VHCA_MAX_QP_RD_ATOM;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->max_srq = VHCA_MAX_SRQ;
