@@ -1662,6 +1662,73 @@ static void engine_frwr_local_inv(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
 }
 
+/*
+ * A REG_MR between SENDs executes once, in order: a go-back-N over it
+ * sends the SENDs again but does not register again (which would fail);
+ * the ACK of what precedes it completes it, in order.
+ */
+static void engine_frwr_reg_rewound(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+
+	frwr_setup(test, t, &f);
+	post_frwr(t, 1, VHCA_WR_SEND, t->local, 8, t->mr->lkey, 0, 0);
+	post_frwr(t, 2, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	post_frwr(t, 3, VHCA_WR_SEND, t->local, 8, t->mr->lkey, 0, 0);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	deliver_aeth(test, t, vhca_aeth_nak(VHCA_NAK_PSN_SEQ_ERR), SQ_PSN);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	expect_no_cqe(test, t->send_cq);
+	deliver_ack(test, t, SQ_PSN + 1);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_REG_MR);
+	expect_cqe(test, t->send_cq, 3, IB_WC_SUCCESS, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+/*
+ * A fenced REG_MR waits for the READ before it to complete, and the SEND
+ * after it waits too; the READ's completion releases both.
+ */
+static void engine_frwr_reg_fenced(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *slot;
+	struct vhca_pkt pkt;
+	struct sk_buff *skb;
+	struct frwr_mr f;
+
+	frwr_setup(test, t, &f);
+	post_frwr(t, 1, VHCA_WR_RDMA_READ, t->local, 16, t->mr->lkey,
+		  (uintptr_t)t->remote, t->mr->rkey);
+	post_frwr(t, 2, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	slot = vhca_ring_slot(&t->req->sq, t->req->recs.db->head[0] - 1);
+	slot->flags |= VHCA_WQE_FENCE;
+	post_frwr(t, 3, VHCA_WR_SEND, t->local, 8, t->mr->lkey, 0, 0);
+	vhca_req_run(t->req);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &skb));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_RDMA_READ_REQUEST);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	receive(t, skb);		/* the READ, answered */
+	loop_sent(t);			/* its response */
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
+	vhca_req_run(t->req);		/* the kick the completion asked for */
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
 /* A REG_MR of a VALID MR fails with MW_BIND_ERR and changes nothing. */
 static void engine_frwr_reg_refused(struct kunit *test)
 {
@@ -1726,6 +1793,8 @@ static struct kunit_case vhca_engine_frwr_cases[] = {
 	KUNIT_CASE(engine_frwr_send_with_inv),
 	KUNIT_CASE(engine_frwr_send_with_inv_refused),
 	KUNIT_CASE(engine_frwr_local_inv),
+	KUNIT_CASE(engine_frwr_reg_rewound),
+	KUNIT_CASE(engine_frwr_reg_fenced),
 	KUNIT_CASE(engine_frwr_reg_refused),
 	KUNIT_CASE(engine_frwr_user_qp_refused),
 	KUNIT_CASE(engine_frwr_user_qp_inv_refused),
