@@ -141,7 +141,8 @@ static int qp_init(struct ibv_qp *qp)
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = PORT, .qkey = QKEY,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
@@ -615,11 +616,18 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 	}
 	memset(w, 0, sizeof(*w));
 	w->wr_id = rnd();
-	/* Plausible: the opcodes of the QP's type (UD: the two SENDs). */
+	/*
+	 * Plausible: the opcodes of the QP's type (UD: the two SENDs; RC:
+	 * WRITEs, SENDs, READ, SEND with Invalidate, the atomics); else the
+	 * kernel QPs' local operations, the atomics, or anything.
+	 */
 	if (!odd())
-		w->opcode = qi == FQ_UD ? VHCA_WR_SEND + below(2) : below(5);
+		w->opcode = qi == FQ_UD ? VHCA_WR_SEND + below(2) :
+			    chance(75) ? below(6) :
+			    VHCA_WR_ATOMIC_CMP_AND_SWP + below(2);
 	else
-		w->opcode = chance(50) ? 5 + below(3) : below(256);
+		w->opcode = chance(50) ? VHCA_WR_SEND_WITH_INV + below(5) :
+			    below(256);
 	w->flags = !odd() ? VHCA_WQE_SIGNALED | (below(8) & ~VHCA_WQE_INLINE) :
 		   below(256);
 	w->num_sge = !odd() ? below(plausible + 1) :
@@ -644,6 +652,9 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 	} else {
 		w->rdma.remote_addr = fuzz_addr(f->bufb, FUZZ_SGES * 4096);
 		w->rdma.rkey = fuzz_key(f->mb->rkey, f->ma->rkey);
+		/* The atomics' operands (past rdma's part of the union). */
+		w->atomic.compare_add = rnd();
+		w->atomic.swap = rnd();
 	}
 	if (w->flags & VHCA_WQE_INLINE) {
 		for (i = 0; i < stride - sizeof(*w); i++)
@@ -851,7 +862,7 @@ static int ring_main(char **dev, double secs, uint64_t seed)
 {
 	struct ring_fuzz f = { 0 };
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		  IBV_ACCESS_REMOTE_READ;
+		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	struct ibv_ah_attr av;
 	struct victim_proc vp;
 	bool ok;
