@@ -49,7 +49,7 @@ declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
 	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
 	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
-	[stock]=1060 [pair]=120 [debug-a]=1200 [debug-b]=1400
+	[stock]=1060 [pair]=120 [debug-a]=1400 [debug-b]=1400
 )
 # The guest scripts.
 BUDGET+=(
@@ -349,7 +349,7 @@ replay() {
 # machine's two CPUs are hyperthreads of one core, and a debug guest there
 # slowed the stock guest's RC runs by 70% and itself ran at a tenth of its
 # speed (2026-12-01).
-DEBUG_A="kunit rc interop link fuzz inject"
+DEBUG_A="kunit rc interop link fuzz inject cm"
 DEBUG_OK=0
 debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
