@@ -59,7 +59,7 @@ BUDGET+=(
 	[kunit]=60 [debug/link]=180 [debug/device]=120 [debug/objects]=120
 	[debug/net]=260 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=250 [debug/interop]=220 [debug/fuzz]=200
-	[debug/inject]=200 [debug/ulp]=300
+	[debug/inject]=200 [debug/ulp]=450
 )
 
 LOGS=$VHCA_TOP/build/check

@@ -435,7 +435,13 @@ nvme_delete() {
 	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
 	ports_gone
 }
-scenario nvme-delete nvme_delete 200
+# Stock kernel only: on the debug kernel lockdep reports a circular
+# dependency inside nvmet (2026-12-01): the host's reconnect has its I/O
+# queues' connects run in nvmet-rdma's CM handler (rdma_cm's handler_mutex
+# held, then nvmet_config_sem), and removing the port later takes
+# nvmet_config_sem, then handler_mutex in rdma_destroy_id().  Neither lock
+# is vhca's; the report would end lockdep for the rest of the boot.
+scenario nvme-delete nvme_delete 200 stock
 
 # ---- NFS over RDMA
 
