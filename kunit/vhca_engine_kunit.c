@@ -278,26 +278,46 @@ static void engine_test_exit(struct kunit *test)
 
 /* ---- driving the engine ---- */
 
-/* A send WQE into the ring, published as the provider does. */
-static void post_send(struct engine_test *t, u64 wr_id, u8 opcode,
-		      const void *buf, u32 len, u64 remote_addr)
+/*
+ * The requester's next send WQE slot, zeroed, with wr_id and opcode; the
+ * caller fills the rest and publishes it with sq_publish().
+ */
+static struct vhca_send_wqe *sq_slot(struct engine_test *t, u64 wr_id,
+				     u8 opcode)
 {
 	struct vhca_qp *qp = t->req;
-	u32 head = qp->recs.db->head[0];
-	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, head);
-	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq,
+						   qp->recs.db->head[0]);
 
 	memset(wqe, 0, qp->sq.stride);
 	wqe->wr_id = wr_id;
 	wqe->opcode = opcode;
+	return wqe;
+}
+
+/* The slot sq_slot() gave, published as the provider does. */
+static void sq_publish(struct engine_test *t)
+{
+	struct vhca_qp *qp = t->req;
+
+	/* The engine reads the WQE only after this head. */
+	smp_store_release(&qp->recs.db->head[0], qp->recs.db->head[0] + 1);
+}
+
+/* A send WQE into the ring, published as the provider does. */
+static void post_send(struct engine_test *t, u64 wr_id, u8 opcode,
+		      const void *buf, u32 len, u64 remote_addr)
+{
+	struct vhca_send_wqe *wqe = sq_slot(t, wr_id, opcode);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+
 	wqe->num_sge = len ? 1 : 0;
 	wqe->rdma.remote_addr = remote_addr;
 	wqe->rdma.rkey = t->mr->rkey;
 	sge->addr = (uintptr_t)buf;
 	sge->length = len;
 	sge->lkey = t->mr->lkey;
-	/* The engine reads the WQE only after this head. */
-	smp_store_release(&qp->recs.db->head[0], head + 1);
+	sq_publish(t);
 }
 
 static void post_recv(struct engine_test *t, u64 wr_id, void *buf, u32 len)
@@ -1472,14 +1492,9 @@ static void post_frwr(struct engine_test *t, u64 wr_id, u8 opcode,
 		      const void *buf, u32 len, u32 lkey, u64 remote_addr,
 		      u32 key)
 {
-	struct vhca_qp *qp = t->req;
-	u32 head = qp->recs.db->head[0];
-	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, head);
+	struct vhca_send_wqe *wqe = sq_slot(t, wr_id, opcode);
 	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
 
-	memset(wqe, 0, qp->sq.stride);
-	wqe->wr_id = wr_id;
-	wqe->opcode = opcode;
 	if (opcode == VHCA_WR_REG_MR) {
 		wqe->reg.key = key;
 		wqe->reg.access = FRWR_ACCESS;
@@ -1496,8 +1511,7 @@ static void post_frwr(struct engine_test *t, u64 wr_id, u8 opcode,
 		sge->length = len;
 		sge->lkey = lkey;
 	}
-	/* The engine reads the WQE only after this head. */
-	smp_store_release(&qp->recs.db->head[0], head + 1);
+	sq_publish(t);
 }
 
 /*
@@ -1830,14 +1844,9 @@ static void post_atomic(struct engine_test *t, u64 wr_id, u8 opcode,
 			u64 *result, u32 len, u64 remote_addr, u32 rkey,
 			u64 compare_add, u64 swap)
 {
-	struct vhca_qp *qp = t->req;
-	u32 head = qp->recs.db->head[0];
-	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, head);
+	struct vhca_send_wqe *wqe = sq_slot(t, wr_id, opcode);
 	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
 
-	memset(wqe, 0, qp->sq.stride);
-	wqe->wr_id = wr_id;
-	wqe->opcode = opcode;
 	wqe->num_sge = 1;
 	wqe->atomic.remote_addr = remote_addr;
 	wqe->atomic.rkey = rkey;
@@ -1846,8 +1855,7 @@ static void post_atomic(struct engine_test *t, u64 wr_id, u8 opcode,
 	sge->addr = (uintptr_t)result;
 	sge->length = len;
 	sge->lkey = t->mr->lkey;
-	/* The engine reads the WQE only after this head. */
-	smp_store_release(&qp->recs.db->head[0], head + 1);
+	sq_publish(t);
 }
 
 /*
