@@ -11,8 +11,12 @@
 #   make check-quick  host stages, KUnit, the stock kernel's smoke set
 #   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
 #   make fuzz SECS=N [SEED=N]  the fuzzers on the debug kernel, N s each
-#   make KDIR=/lib/modules/$(uname -r)/build && sudo make install KDIR=...
-#                   build and install for a real host's running kernel
+#   make install    the module for the running kernel (its headers in
+#                   /lib/modules/$(uname -r)/build; else the stock kernel's),
+#                   depmod, the provider, man pages, vhca-links (DESTDIR,
+#                   KDIR, PREFIX); make uninstall removes them
+#   make load       modprobe what the built vhca.ko depends on, insmod it
+#   make deb        vhca-dkms and ibverbs-provider-vhca into build/deb/
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -23,7 +27,7 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 KSRC := Kbuild drivers include kunit
 
 .PHONY: all module module-debug provider provider-check kbuild-check tests deps demo \
-	check check-quick bench fuzz sparse sparse-debug checkpatch install clean
+	check check-quick bench fuzz sparse sparse-debug checkpatch install uninstall load deb clean
 
 all: module provider tests
 
@@ -109,11 +113,59 @@ fuzz: module-debug provider tests
 bench:
 	scripts/bench.sh
 
-install: module provider
-	@set -e; kdir="$(or $(KDIR),$$(scripts/stock-kernel.sh)/headers)"; \
-	out=$(BUILD)/$(if $(KDIR),kdir,stock); \
-	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) modules_install
+# make install: KDIR when given, else the running kernel's build tree when
+# it exists (a real host with its headers), else the stock kernel's.
+# kbuild's modules_install skips depmod without a System.map (a headers
+# tree has none): it runs here, on DESTDIR's tree when DESTDIR is set.
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+LIBEXECDIR ?= $(PREFIX)/libexec/vhca
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+INSTALL_KDIR = $(or $(KDIR),$(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR)))
+MANPAGES := Documentation/man/vhca.7 Documentation/man/vhca-provider.7
+
+install: provider
+	@set -e; kdir="$(INSTALL_KDIR)"; \
+	if [ -n "$$kdir" ]; then out=$(BUILD)/kdir; $(MAKE) module KDIR="$$kdir"; \
+	else $(MAKE) module; kdir=$$(scripts/stock-kernel.sh)/headers; out=$(BUILD)/stock; fi; \
+	kver=$$(cat "$$kdir/include/config/kernel.release"); \
+	echo "vhca: installing for kernel $$kver"; \
+	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install; \
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $$kver
 	$(MAKE) -C providers/vhca install
+	install -d $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(LIBEXECDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/vhca
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man7/
+	install -m 755 packaging/vhca-links $(DESTDIR)$(LIBEXECDIR)/
+	sed 's|/usr/libexec/vhca/|$(LIBEXECDIR)/|' packaging/vhca-links@.service \
+		>$(DESTDIR)$(UNITDIR)/vhca-links@.service
+	[ -e $(DESTDIR)/etc/vhca/links.conf ] || \
+		install -m 644 packaging/vhca-links.conf $(DESTDIR)/etc/vhca/links.conf
+
+# The same choice of kernel; /etc/vhca/links.conf stays when it was edited.
+uninstall:
+	@set -e; kdir="$(INSTALL_KDIR)"; \
+	[ -n "$$kdir" ] || kdir=$$(scripts/stock-kernel.sh)/headers; \
+	kver=$$(cat "$$kdir/include/config/kernel.release"); \
+	echo "vhca: uninstalling for kernel $$kver"; \
+	rm -f $(DESTDIR)/lib/modules/$$kver/updates/drivers/infiniband/sw/vhca/vhca.ko*; \
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $$kver
+	$(MAKE) -C providers/vhca uninstall
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MANPAGES))) \
+		$(DESTDIR)$(LIBEXECDIR)/vhca-links $(DESTDIR)$(UNITDIR)/vhca-links@.service
+	! cmp -s packaging/vhca-links.conf $(DESTDIR)/etc/vhca/links.conf || \
+		rm -f $(DESTDIR)/etc/vhca/links.conf
+
+# The built module (KDIR's build when KDIR is given, else the stock one)
+# into the running kernel, its dependencies first (scripts/pkg-load.sh).
+load:
+	scripts/pkg-load.sh $(BUILD)/$(if $(KDIR),kdir,stock)/drivers/infiniband/sw/vhca/vhca.ko
+
+# Debian packages (dpkg-buildpackage) and lintian's verdict: build/deb/.
+deb:
+	scripts/pkg-deb.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -36,7 +36,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject ulp"
+GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject ulp pkg"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -47,7 +47,7 @@ PAIRED=hosts
 # guests) come on top.
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
-	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
+	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10 [host/pkg]=120
 	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [debug-a]=1400 [debug-b]=1400
 )
@@ -56,6 +56,7 @@ BUDGET+=(
 	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=90 [stock/interop]=200 [stock/hosts]=90 [stock/ulp]=160
+	[stock/pkg]=150
 	[kunit]=60 [debug/link]=180 [debug/device]=120 [debug/objects]=120
 	[debug/net]=260 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=250 [debug/interop]=220 [debug/fuzz]=200
@@ -241,6 +242,12 @@ if t_selected host/kbuild; then
 	krc=$?
 	merge host/kbuild "$LOGS/kbuild.log"
 	[ $krc = 0 ] || result fail host/kbuild "exit $krc"
+fi
+# The packages, DKMS on the host, the unit and man pages; the stock
+# guests' pkg.sh installs what this builds.
+if t_selected host/pkg || t_selected stock/pkg/deb; then
+	stage host/pkg "$LOGS/pkg.log" scripts/pkg-host.sh &&
+		result pass host/pkg || result fail host/pkg "exit status"
 fi
 
 # static: sparse over the module, checkpatch --strict over the tree.

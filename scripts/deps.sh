@@ -22,6 +22,9 @@ PKGS=(
 	# NVMe over RDMA and NFS over RDMA; none of their services may run
 	# on this host (below)
 	nvme-cli fio nfs-kernel-server
+	# packaging (Documentation/building.md): DKMS, the Debian packages and
+	# their checks, systemd-analyze for the vhca-links unit
+	dkms dh-dkms debhelper dpkg-dev lintian fakeroot man-db systemd
 )
 # The daemons these packages' scripts would start on this host.
 DAEMONS='nfsd rpcbind rpc.mountd rpc.statd rpc.idmapd nfsdcld blkmapd'
