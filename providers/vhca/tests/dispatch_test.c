@@ -60,6 +60,8 @@
 #define FAKE_MR_HANDLE	0x61
 #define FAKE_LKEY	0x1234abcdu
 #define FAKE_RKEY	0x5678ef01u
+#define FAKE_MW_HANDLE	0x65
+#define FAKE_MW_RKEY	0x4321ab07u
 #define FAKE_CQ_HANDLE	0x71
 #define FAKE_QP_HANDLE	0x81
 #define FAKE_QPN	0x4242
@@ -685,6 +687,7 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 	switch (cmd) {
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 	case IB_USER_VERBS_CMD_MODIFY_SRQ:
@@ -717,8 +720,20 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 
 		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
 	}
+	case IB_USER_VERBS_CMD_ALLOC_MW: {
+		struct ib_uverbs_alloc_mw_resp r = {
+			FAKE_MW_HANDLE, FAKE_MW_RKEY
+		};
+
+		NEED(ib_uverbs_alloc_mw);
+		if (((const struct ib_uverbs_alloc_mw *)req)->mw_type !=
+		    IBV_MW_TYPE_2)
+			goto bad;
+		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
+	}
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 		fk.destroyed = *(const __u32 *)req;
 		return 0;
@@ -1259,10 +1274,16 @@ static void test_open(struct ibv_device *dev)
 	      "ret %d", ret);
 
 	pd = ibv_alloc_pd(ctx);
-	errno = 0;
-	mw = pd ? ibv_alloc_mw(pd, IBV_MW_TYPE_1) : NULL;
-	check(pd && !mw && errno == EOPNOTSUPP, "ibv_alloc_mw: EOPNOTSUPP",
-	      "pd %p, mw %p, errno %d", (void *)pd, (void *)mw, errno);
+	mw = pd ? ibv_alloc_mw(pd, IBV_MW_TYPE_2) : NULL;
+	check(mw && fk.cmds[IB_USER_VERBS_CMD_ALLOC_MW] == 1 &&
+	      mw->rkey == FAKE_MW_RKEY && mw->handle == FAKE_MW_HANDLE &&
+	      mw->type == IBV_MW_TYPE_2 && mw->pd == pd,
+	      "ibv_alloc_mw reaches ALLOC_MW", "pd %p, mw %p, errno %d",
+	      (void *)pd, (void *)mw, errno);
+	if (mw)
+		check(!ibv_dealloc_mw(mw) && fk.destroyed == FAKE_MW_HANDLE,
+		      "ibv_dealloc_mw reaches DEALLOC_MW", "destroyed %#x",
+		      fk.destroyed);
 	if (pd)
 		ibv_dealloc_pd(pd);
 	check(!fk.other_cmds && !fk.bad_cmds,
@@ -2038,9 +2059,6 @@ static struct ibv_qp *create_qp_ex(struct objs *o, enum ibv_qp_type type,
 static void test_qpex_refused(struct objs *o)
 {
 	static const struct { uint64_t ops; const char *what; } bad[] = {
-		{ IBV_QP_EX_WITH_BIND_MW, "bind MW" },
-		{ IBV_QP_EX_WITH_LOCAL_INV, "local invalidate" },
-		{ IBV_QP_EX_WITH_SEND_WITH_INV, "send with invalidate" },
 		{ IBV_QP_EX_WITH_TSO, "TSO" },
 		{ IBV_QP_EX_WITH_ATOMIC_WRITE, "atomic write" },
 	};
