@@ -406,6 +406,9 @@ unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe)
 		flags |= IBV_WC_WITH_IMM;
 	if (cqe->flags & VHCA_CQE_GRH)
 		flags |= IBV_WC_GRH;
+	/* invalidated_rkey shares imm_data's place, in the CQE as in ibv_wc. */
+	if (cqe->flags & VHCA_CQE_WITH_INV)
+		flags |= IBV_WC_WITH_INV;
 	return flags;
 }
 

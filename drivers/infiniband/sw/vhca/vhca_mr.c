@@ -708,8 +708,11 @@ static int vhca_mw_bind_check(const struct vhca_mr *win,
 			      const struct vhca_mr *mr, const struct ib_qp *qp,
 			      const struct vhca_mw_bind *bind)
 {
-	if (win->mw_type == IB_MW_TYPE_1 && win->key != bind->mw_rkey)
-		return -EINVAL;
+	/*
+	 * The window is named by its index, as the MW handle names it: the
+	 * key byte posted is the provider's copy, which ibv_bind_mw advances
+	 * when it posts, ahead of the window's after a failed bind.
+	 */
 	/* o10-37.2.30: a type 2 window is bound Free; o10-37.2.40: not to 0. */
 	if (win->mw_type == IB_MW_TYPE_2 &&
 	    (win->state != VHCA_MR_INVALID || !bind->length))

@@ -262,7 +262,7 @@ int vhca_dealloc_mw(struct ib_mw *ibmw);
 
 /* A bind work request, as the requester read it from the ring. */
 struct vhca_mw_bind {
-	u32 mw_rkey;		/* names the window (type 1: its key now) */
+	u32 mw_rkey;		/* names the window by its index */
 	u32 new_rkey;		/* the window's index, the new key byte */
 	u32 mr_lkey;		/* the MR to bind to (length 0: none) */
 	u32 access;		/* IB_ACCESS_REMOTE_* (LOCAL_WRITE ignored) */
@@ -274,7 +274,7 @@ struct vhca_mw_bind {
  * For the engine, any context (no sleeping): execute bind for a QP
  * (qp->pd, qp->qp_num), in the order rxe checks and the IBTA's
  * compliance statements number them.  -EINVAL: no window has mw_rkey's
- * index, a type 1 window's key is not mw_rkey, a type 2 window is not
+ * index (its key byte is not checked), a type 2 window is not
  * INVALID or the bind's length is 0, new_rkey names another index, access
  * has a bit a window cannot grant (zero-based windows included), the MR
  * named is no user MR or is being deregistered, or the window does not lie
