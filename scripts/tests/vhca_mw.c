@@ -308,8 +308,13 @@ static void type2(void)
 {
 	uint64_t base = (uintptr_t)a.buf + 4096;
 	struct ibv_mw *mw = ibv_alloc_mw(a.pd, IBV_MW_TYPE_2);
-	struct ibv_recv_wr rwr = { .wr_id = 9 }, *rbad;
-	struct ibv_send_wr swr = { .wr_id = 8, .opcode = IBV_WR_SEND_WITH_INV };
+	/* 16 bytes: pyverbs' remote invalidation test sends data too. */
+	struct ibv_sge rsge = { (uintptr_t)a.buf + 2048, 16, a.mr->lkey };
+	struct ibv_sge ssge = { (uintptr_t)b.buf, 16, b.mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_send_wr swr = { .wr_id = 8, .sg_list = &ssge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND_WITH_INV };
+	struct ibv_recv_wr *rbad;
 	struct ibv_wc wc;
 	uint32_t rkey;
 	int s, r;
@@ -355,11 +360,16 @@ static void type2(void)
 	swr.invalidate_rkey = rkey;
 	r = ibv_post_recv(a.qp, &rwr, &rbad);
 	s = r ? -1 : post_wait(b.qp, b.cq, &swr, &wc);
-	result(!s && wait_wc(a.cq, &wc) && wc.status == IBV_WC_SUCCESS &&
-	       (wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rkey,
+	memset(&wc, 0, sizeof(wc));
+	r = s ? 0 : wait_wc(a.cq, &wc);
+	result(r && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+	       (wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rkey &&
+	       wc.byte_len == 16 && !memcmp(a.buf + 2048, b.buf, 16),
 	       "type 2: a SEND with Invalidate of its rkey: the receive says so",
-	       "send %s, receive %s, flags %#x, key %#x", st(s),
-	       st(wc.status), wc.wc_flags, wc.invalidated_rkey);
+	       "send %s, %s, receive %s, opcode %d, flags %#x, key %#x", st(s),
+	       r ? "a receive completion" : "no receive completion",
+	       st(wc.status), wc.opcode, wc.wc_flags, wc.invalidated_rkey);
+	memset(a.buf, 0x11, BUF);
 	s = rdma(IBV_WR_RDMA_WRITE, 0, 16, base + 512, rkey);
 	result(s == IBV_WC_REM_ACCESS_ERR,
 	       "type 2: invalidated remotely: REM_ACCESS_ERR", "%s", st(s));
