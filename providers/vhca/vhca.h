@@ -164,6 +164,8 @@ struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 int vhca_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *vhca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int vhca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
@@ -197,6 +199,15 @@ int vhca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 int vhca_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
+/*
+ * ibv_bind_mw (type 1 windows): a BIND_MW WQE on the QP's ring with the
+ * window's next rkey (ibv_inc_rkey), which mw->rkey holds once posted.
+ */
+int vhca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+/* A BIND_MW WQE's operands: mw to the new rkey over info (also qp_ex's). */
+void vhca_wqe_set_bind(struct vhca_send_wqe *wqe, const struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info);
 int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 /*
  * vhca_verbs.c, for poll_cq: whether the CQE at the CQ's consumer index was

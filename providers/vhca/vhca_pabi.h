@@ -284,6 +284,7 @@ struct vhca_ex_hdr {
 VHCA_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context);
 VHCA_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 VHCA_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
+VHCA_DECLARE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 VHCA_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 VHCA_DECLARE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 VHCA_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
@@ -334,6 +335,12 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+/* Sets mw's context, pd, rkey, handle and type from the kernel's answer. */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,

@@ -176,14 +176,22 @@ static const int vhca_wr_opcode[] = {
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = VHCA_WR_ATOMIC_CMP_AND_SWP,
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = VHCA_WR_ATOMIC_FETCH_AND_ADD,
 	[IBV_WR_ATOMIC_WRITE] = VHCA_WR_ATOMIC_WRITE,
+	[IBV_WR_LOCAL_INV] = VHCA_WR_LOCAL_INV,
+	[IBV_WR_BIND_MW] = VHCA_WR_BIND_MW,
+	[IBV_WR_SEND_WITH_INV] = VHCA_WR_SEND_WITH_INV,
 };
 
 #define VHCA_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
 			 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
-/* The VHCA_WR_* opcode of @wr on @qp, or -1 when it has none there. */
+/*
+ * The VHCA_WR_* opcode of @wr on @qp, or -1 when it has none there.  A
+ * BIND_MW work request binds a type 2 window (ibv_bind_mw the type 1
+ * ones: @type1 set); LOCAL_INV and SEND_WITH_INV name a window's rkey
+ * (a user process has no MR to invalidate).
+ */
 static int vhca_send_opcode(const struct vhca_qp *qp,
-			    const struct ibv_send_wr *wr)
+			    const struct ibv_send_wr *wr, bool type1)
 {
 	enum ibv_qp_type type = qp->vqp.qp.qp_type;
 
@@ -197,8 +205,16 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_ATOMIC_WRITE:	/* its 8 bytes: the SGEs' or inline */
+	case IBV_WR_ATOMIC_WRITE:	/* its 8 bytes: its one SGE's */
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_SEND_WITH_INV:
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
+	case IBV_WR_BIND_MW:
+		if (type != IBV_QPT_RC || !wr->bind_mw.mw ||
+		    wr->bind_mw.mw->type !=
+		    (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+			return -1;
+		return VHCA_WR_BIND_MW;
 	default:
 		return -1;
 	}
@@ -224,11 +240,23 @@ static int vhca_copy_inline(const struct vhca_qp *qp, void *data,
 	return 0;
 }
 
-static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
+void vhca_wqe_set_bind(struct vhca_send_wqe *wqe, const struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	wqe->bind.mw_rkey = mw->rkey;
+	wqe->bind.new_rkey = rkey;
+	wqe->bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->bind.addr = info->addr;
+	wqe->bind.length = info->length;
+	wqe->bind.access = info->mw_access_flags;
+}
+
+static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr,
+			      bool type1)
 {
 	struct vhca_send_wqe hdr = {};
 	struct vhca_wq *sq = &qp->sq;
-	int opcode = vhca_send_opcode(qp, wr);
+	int opcode = vhca_send_opcode(qp, wr, type1);
 	uint32_t inline_len = 0;
 	char *slot;
 	int err;
@@ -244,7 +272,8 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		if (opcode == VHCA_WR_RDMA_READ ||
 		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
-		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD)
+		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD ||
+		    opcode == VHCA_WR_LOCAL_INV || opcode == VHCA_WR_BIND_MW)
 			return EINVAL;
 	} else if ((uint32_t)wr->num_sge > sq->max_sge) {
 		return EINVAL;
@@ -259,6 +288,8 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 		memcpy(&hdr.atomic.swap,
 		       (const void *)(uintptr_t)wr->sg_list[0].addr,
 		       sizeof(hdr.atomic.swap));
+	} else if (opcode == VHCA_WR_LOCAL_INV || opcode == VHCA_WR_BIND_MW) {
+		/* No data: the SGEs, if any, are not the operation's. */
 	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		err = vhca_copy_inline(qp, slot + sizeof(hdr), wr, &inline_len);
 		if (err)
@@ -282,7 +313,12 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 	if (opcode == VHCA_WR_SEND_WITH_IMM ||
 	    opcode == VHCA_WR_RDMA_WRITE_WITH_IMM)
 		hdr.imm_data = wr->imm_data;
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+	if (opcode == VHCA_WR_SEND_WITH_INV || opcode == VHCA_WR_LOCAL_INV)
+		hdr.invalidate_rkey = wr->invalidate_rkey;
+	if (opcode == VHCA_WR_BIND_MW) {
+		vhca_wqe_set_bind(&hdr, wr->bind_mw.mw, wr->bind_mw.rkey,
+				  &wr->bind_mw.bind_info);
+	} else if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		hdr.ud.ah = to_vah(wr->wr.ud.ah)->ah_index;
 		hdr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		hdr.ud.remote_qkey = wr->wr.ud.remote_qkey;
@@ -292,7 +328,9 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 		hdr.atomic.rkey = wr->wr.atomic.rkey;
 		hdr.atomic.compare_add = wr->wr.atomic.compare_add;
 		hdr.atomic.swap = wr->wr.atomic.swap;
-	} else if (opcode != VHCA_WR_SEND && opcode != VHCA_WR_SEND_WITH_IMM) {
+	} else if (opcode != VHCA_WR_SEND && opcode != VHCA_WR_SEND_WITH_IMM &&
+		   opcode != VHCA_WR_SEND_WITH_INV &&
+		   opcode != VHCA_WR_LOCAL_INV) {
 		hdr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		hdr.rdma.rkey = wr->wr.rdma.rkey;
 	}
@@ -307,8 +345,8 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
  * work requests were queued, its error is returned with *bad_wr NULL: the
  * work requests stay queued.
  */
-int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr)
+static int vhca_post_send_list(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			       struct ibv_send_wr **bad_wr, bool type1)
 {
 	struct vhca_qp *qp = to_vqp(ibqp);
 	unsigned int posted = 0;
@@ -320,7 +358,7 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	pthread_spin_lock(&qp->sq.lock);
 	for (; wr; wr = wr->next, posted++) {
-		err = vhca_post_one_send(qp, wr);
+		err = vhca_post_one_send(qp, wr, type1);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -340,6 +378,35 @@ int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return err;
 }
 
+int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	return vhca_post_send_list(ibqp, wr, bad_wr, false);
+}
+
+int vhca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	};
+	struct ibv_send_wr *bad = NULL;
+	int err;
+
+	err = vhca_post_send_list(ibqp, &wr, &bad, true);
+	/* Queued (a failed kick leaves it queued): the key is the new one. */
+	if (!err || !bad)
+		mw->rkey = wr.bind_mw.rkey;
+	return err;
+}
+
 /* ---- completions ---- */
 
 unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe)
@@ -350,6 +417,9 @@ unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe)
 		flags |= IBV_WC_WITH_IMM;
 	if (cqe->flags & VHCA_CQE_GRH)
 		flags |= IBV_WC_GRH;
+	/* invalidated_rkey shares imm_data's place, in the CQE as in ibv_wc. */
+	if (cqe->flags & VHCA_CQE_WITH_INV)
+		flags |= IBV_WC_WITH_INV;
 	return flags;
 }
 

@@ -24,7 +24,9 @@
 			  IBV_QP_EX_WITH_RDMA_READ | \
 			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-			  IBV_QP_EX_WITH_ATOMIC_WRITE)
+			  IBV_QP_EX_WITH_ATOMIC_WRITE | \
+			  IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
+			  IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /* wr_flags a work request may carry; inline data has its own setters. */
 #define VHCA_QPEX_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
@@ -225,6 +227,42 @@ static void vhca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	qpex_to_vqp(qpx)->wqe = NULL;
 }
 
+/* A type 2 window's bind (type 1 windows bind with ibv_bind_mw). */
+static void vhca_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			    uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct vhca_send_wqe *wqe;
+
+	wqe = vhca_qpex_new(qpx, IBV_QP_EX_WITH_BIND_MW, VHCA_WR_BIND_MW);
+	if (!wqe)
+		return;
+	if (!mw || mw->type != IBV_MW_TYPE_2) {
+		vhca_qpex_fail(qpex_to_vqp(qpx), EINVAL);
+		return;
+	}
+	vhca_wqe_set_bind(wqe, mw, rkey, info);
+}
+
+/* Of a type 2 window's rkey: a user process has no MR to invalidate. */
+static void vhca_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct vhca_send_wqe *wqe;
+
+	wqe = vhca_qpex_new(qpx, IBV_QP_EX_WITH_LOCAL_INV, VHCA_WR_LOCAL_INV);
+	if (wqe)
+		wqe->invalidate_rkey = invalidate_rkey;
+}
+
+static void vhca_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct vhca_send_wqe *wqe;
+
+	wqe = vhca_qpex_new(qpx, IBV_QP_EX_WITH_SEND_WITH_INV,
+			    VHCA_WR_SEND_WITH_INV);
+	if (wqe)
+		wqe->invalidate_rkey = invalidate_rkey;
+}
+
 /* ---- setters of the current work request ---- */
 
 static void vhca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
@@ -327,6 +365,9 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 	qpx->wr_atomic_cmp_swp = vhca_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = vhca_wr_atomic_fetch_add;
 	qpx->wr_atomic_write = vhca_wr_atomic_write;
+	qpx->wr_bind_mw = vhca_wr_bind_mw;
+	qpx->wr_local_inv = vhca_wr_local_inv;
+	qpx->wr_send_inv = vhca_wr_send_inv;
 	qpx->wr_set_sge = vhca_wr_set_sge;
 	qpx->wr_set_sge_list = vhca_wr_set_sge_list;
 	qpx->wr_set_inline_data = vhca_wr_set_inline_data;

@@ -111,4 +111,35 @@ cq_ex() {
 }
 scenario cq-ex cq_ex 60
 
+# Memory windows: vhca_mw between two ports in one namespace (binds and
+# their errors, WRITE and READ through windows byte by byte, access
+# outside a window, invalidation, dealloc and dereg in both orders, two
+# processes exiting with a window bound), no MR left after it; then
+# rdma link delete of a port while a process holds a window bound to an
+# MR, the MR created first (vhca1) and last (vhca0).
+mw() {
+	ports_one_ns
+	_t0=$(date +%s)
+	_m0=$(rdma resource show mr | wc -l)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_mw vhca0 "$G0" vhca1 "$G1" \
+		>$T/mw.out 2>&1
+	_r=$?
+	relay vhca_mw $T/mw.out
+	check "vhca_mw exits 0 (exit status $_r)" test $_r = 0
+	check "no MR left after vhca_mw" test "$(rdma resource show mr | wc -l)" = "$_m0"
+	for _o in vhca1:$G1:mr-first vhca0:$G0:mw-first; do
+		_d=${_o%%:*} _g=${_o#*:} _g=${_g%%:*}
+		$VHCA_TOP/build/tests/vhca_mw hold "$_d" "$_g" "${_o##*:}" \
+			>$T/mw-hold.out 2>&1 &
+		_p=$!
+		wait_for 30 grep -q "hold: window" $T/mw-hold.out
+		check "rdma link delete $_d, a window bound (${_o##*:})" rdma link delete "$_d"
+		kill $_p
+		wait $_p
+		relay "vhca_mw hold ${_o##*:}" $T/mw-hold.out
+	done
+	echo "# mw: $(($(date +%s) - _t0)) s"
+}
+scenario mw mw 90
+
 run_scenarios "$@"

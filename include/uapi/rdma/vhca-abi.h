@@ -109,6 +109,16 @@ enum vhca_wr_opcode {
 	VHCA_WR_ATOMIC_CMP_AND_SWP = 8,
 	VHCA_WR_ATOMIC_FETCH_AND_ADD = 9,
 	/*
+	 * A local operation of any QP: binds the memory window that
+	 * bind.mw_rkey names to bind.length bytes at bind.addr of the MR
+	 * bind.mr_lkey, with bind.access (IB_ACCESS_REMOTE_*) and the key
+	 * bind.new_rkey (the window's index, a new key byte).  Type 1
+	 * windows (ibv_bind_mw) and type 2 (IBV_WR_BIND_MW) alike; a bind
+	 * of length 0 unbinds a type 1 window.  LOCAL_INV from a user QP
+	 * takes a type 2 window's rkey only.
+	 */
+	VHCA_WR_BIND_MW = 10,
+	/*
 	 * An 8-byte atomic store at the aligned remote address of atomic:
 	 * the 8 bytes of atomic.swap, in memory order (no SGEs, no inline
 	 * data).
@@ -158,6 +168,14 @@ struct vhca_send_wqe {
 			__u32 access;	/* IB_ACCESS_* */
 			__aligned_u64 reserved;
 		} reg;
+		struct {
+			__u32 mw_rkey;	/* the window's rkey (its index) */
+			__u32 new_rkey;
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mr_lkey;
+			__u32 access;	/* IB_ACCESS_* */
+		} bind;
 		struct {
 			__u32 ah;	/* ah_index of the create_ah response */
 			__u32 remote_qpn;

@@ -60,6 +60,8 @@
 #define FAKE_MR_HANDLE	0x61
 #define FAKE_LKEY	0x1234abcdu
 #define FAKE_RKEY	0x5678ef01u
+#define FAKE_MW_HANDLE	0x65
+#define FAKE_MW_RKEY	0x4321ab07u
 #define FAKE_CQ_HANDLE	0x71
 #define FAKE_QP_HANDLE	0x81
 #define FAKE_QPN	0x4242
@@ -685,6 +687,7 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 	switch (cmd) {
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 	case IB_USER_VERBS_CMD_MODIFY_SRQ:
@@ -717,8 +720,20 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 
 		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
 	}
+	case IB_USER_VERBS_CMD_ALLOC_MW: {
+		struct ib_uverbs_alloc_mw_resp r = {
+			FAKE_MW_HANDLE, FAKE_MW_RKEY
+		};
+
+		NEED(ib_uverbs_alloc_mw);
+		if (((const struct ib_uverbs_alloc_mw *)req)->mw_type !=
+		    IBV_MW_TYPE_2)
+			goto bad;
+		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
+	}
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 		fk.destroyed = *(const __u32 *)req;
 		return 0;
@@ -1259,10 +1274,16 @@ static void test_open(struct ibv_device *dev)
 	      "ret %d", ret);
 
 	pd = ibv_alloc_pd(ctx);
-	errno = 0;
-	mw = pd ? ibv_alloc_mw(pd, IBV_MW_TYPE_1) : NULL;
-	check(pd && !mw && errno == EOPNOTSUPP, "ibv_alloc_mw: EOPNOTSUPP",
-	      "pd %p, mw %p, errno %d", (void *)pd, (void *)mw, errno);
+	mw = pd ? ibv_alloc_mw(pd, IBV_MW_TYPE_2) : NULL;
+	check(mw && fk.cmds[IB_USER_VERBS_CMD_ALLOC_MW] == 1 &&
+	      mw->rkey == FAKE_MW_RKEY && mw->handle == FAKE_MW_HANDLE &&
+	      mw->type == IBV_MW_TYPE_2 && mw->pd == pd,
+	      "ibv_alloc_mw reaches ALLOC_MW", "pd %p, mw %p, errno %d",
+	      (void *)pd, (void *)mw, errno);
+	if (mw)
+		check(!ibv_dealloc_mw(mw) && fk.destroyed == FAKE_MW_HANDLE,
+		      "ibv_dealloc_mw reaches DEALLOC_MW", "destroyed %#x",
+		      fk.destroyed);
 	if (pd)
 		ibv_dealloc_pd(pd);
 	check(!fk.other_cmds && !fk.bad_cmds,
@@ -1725,6 +1746,77 @@ static void test_post_send(struct objs *o)
 	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] - kicks);
 }
 
+/*
+ * Memory windows on the ring: ibv_bind_mw (type 1) writes a BIND_MW WQE
+ * with the window's next rkey and keeps it; IBV_WR_BIND_MW takes type 2
+ * windows only; LOCAL_INV and SEND_WITH_INV carry the rkey.
+ */
+static void test_post_mw(struct objs *o)
+{
+	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
+	struct ibv_mr mr = { .lkey = 0x3344, .pd = o->pd, .context = o->ctx };
+	struct ibv_mw mw1 = { .context = o->ctx, .pd = o->pd,
+			      .rkey = 0x1200ff, .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .context = o->ctx, .pd = o->pd,
+			      .rkey = 0x340011, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw_bind mb = {
+		.wr_id = 0xb1, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = &mr, .addr = 0x9000, .length = 0x800,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_send_wr wr, *bad = NULL;
+	uint32_t head = db->head[0];
+	const struct vhca_send_wqe *w;
+	int ret;
+
+	ret = ibv_bind_mw(o->qp, &mw1, &mb);
+	w = sq_slot(o->fqp, head);
+	check(!ret && db->head[0] == head + 1 && w->wr_id == 0xb1 &&
+	      w->opcode == VHCA_WR_BIND_MW && w->flags == VHCA_WQE_SIGNALED &&
+	      w->num_sge == 0 && w->bind.mw_rkey == 0x1200ff &&
+	      w->bind.new_rkey == 0x120000 && mw1.rkey == 0x120000 &&
+	      w->bind.mr_lkey == 0x3344 && w->bind.addr == 0x9000 &&
+	      w->bind.length == 0x800 &&
+	      w->bind.access == IBV_ACCESS_REMOTE_WRITE,
+	      "ibv_bind_mw: a BIND_MW WQE, the next rkey kept in the window",
+	      "ret %d, opcode %u, new_rkey %#x, mw rkey %#x", ret, w->opcode,
+	      w->bind.new_rkey, mw1.rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0xb2;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.bind_mw.mw = &mw1;
+	wr.bind_mw.rkey = 0x120001;
+	wr.bind_mw.bind_info = mb.bind_info;
+	ret = ibv_post_send(o->qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr && db->head[0] == head + 1,
+	      "post_send: IBV_WR_BIND_MW of a type 1 window EINVAL", "ret %d",
+	      ret);
+	wr.bind_mw.mw = &mw2;
+	wr.bind_mw.rkey = 0x340012;
+	ret = ibv_post_send(o->qp, &wr, &bad);
+	w = sq_slot(o->fqp, head + 1);
+	check(!ret && w->opcode == VHCA_WR_BIND_MW &&
+	      w->bind.mw_rkey == 0x340011 && w->bind.new_rkey == 0x340012 &&
+	      mw2.rkey == 0x340011 && w->bind.mr_lkey == 0x3344,
+	      "post_send: IBV_WR_BIND_MW of a type 2 window, the consumer's key",
+	      "ret %d, new_rkey %#x", ret, w->bind.new_rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = 0x340012;
+	ret = ibv_post_send(o->qp, &wr, &bad);
+	w = sq_slot(o->fqp, head + 2);
+	check(!ret && w->opcode == VHCA_WR_LOCAL_INV &&
+	      w->invalidate_rkey == 0x340012 && w->num_sge == 0,
+	      "post_send: LOCAL_INV carries the rkey", "ret %d", ret);
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.invalidate_rkey = 0x77;
+	ret = ibv_post_send(o->qp, &wr, &bad);
+	w = sq_slot(o->fqp, head + 3);
+	check(!ret && w->opcode == VHCA_WR_SEND_WITH_INV &&
+	      w->invalidate_rkey == 0x77 && db->head[0] == head + 4,
+	      "post_send: SEND_WITH_INV carries the rkey", "ret %d", ret);
+}
+
 static void test_poll_cq(struct objs *o)
 {
 	struct vhca_cqe c1 = {
@@ -2038,9 +2130,6 @@ static struct ibv_qp *create_qp_ex(struct objs *o, enum ibv_qp_type type,
 static void test_qpex_refused(struct objs *o)
 {
 	static const struct { uint64_t ops; const char *what; } bad[] = {
-		{ IBV_QP_EX_WITH_BIND_MW, "bind MW" },
-		{ IBV_QP_EX_WITH_LOCAL_INV, "local invalidate" },
-		{ IBV_QP_EX_WITH_SEND_WITH_INV, "send with invalidate" },
 		{ IBV_QP_EX_WITH_TSO, "TSO" },
 	};
 	unsigned int creates = fk.cmds[IB_USER_VERBS_CMD_CREATE_QP];
@@ -2676,6 +2765,7 @@ static void test_verbs(struct ibv_device *dev)
 	if (o.fqp) {
 		test_post_recv(&o);
 		test_post_send(&o);
+		test_post_mw(&o);
 		test_poll_cq(&o);
 		test_resize_cq(&o);
 		test_srq(&o);

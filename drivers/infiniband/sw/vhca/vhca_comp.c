@@ -18,6 +18,8 @@ static u8 vhca_comp_opcode(u8 wr_opcode)
 		return IB_WC_REG_MR;
 	case VHCA_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case VHCA_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return vhca_wc_opcode(wr_opcode);
 	}
@@ -49,7 +51,8 @@ static void vhca_comp_local_ops(struct vhca_qp *qp)
 
 	while (qp->sq_tail != qp->req.next) {
 		op = vhca_qp_swqe(qp, qp->sq_tail)->hdr.opcode;
-		if (op != VHCA_WR_REG_MR && op != VHCA_WR_LOCAL_INV)
+		if (op != VHCA_WR_REG_MR && op != VHCA_WR_LOCAL_INV &&
+		    op != VHCA_WR_BIND_MW)
 			break;
 		vhca_comp_wqe(qp, IB_WC_SUCCESS);
 	}

@@ -56,6 +56,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 
 	.alloc_hw_port_stats = vhca_alloc_hw_port_stats,
 	.alloc_mr = vhca_alloc_mr,
+	.alloc_mw = vhca_alloc_mw,
 	.alloc_pd = vhca_alloc_pd,
 	.alloc_ucontext = vhca_alloc_ucontext,
 	.create_ah = vhca_create_ah,
@@ -64,6 +65,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.create_srq = vhca_create_srq,
 	.create_user_ah = vhca_create_ah,
 	.dealloc_driver = vhca_dealloc_driver,
+	.dealloc_mw = vhca_dealloc_mw,
 	.dealloc_pd = vhca_dealloc_pd,
 	.dealloc_ucontext = vhca_dealloc_ucontext,
 	.dereg_mr = vhca_dereg_mr,
@@ -98,6 +100,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vhca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vhca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vhca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vhca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vhca_srq, ibsrq),

@@ -5,8 +5,11 @@
  * the MR under its key in vdev->mr_xa, where the engine finds it lock-free;
  * deregistration waits for the engine to let go of it.  Fast-registration
  * MRs (alloc_mr, map_mr_sg) are registered and invalidated by the engine's
- * local operations, under the MR's lock.  The engine moves payload between
- * packets and MRs with the copy helpers at the end.
+ * local operations, under the MR's lock.  Memory windows are MRs of
+ * another kind in the same key space, bound and invalidated by the
+ * engine's local operations, through which remote accesses reach their
+ * MR.  The engine moves payload between packets and MRs with the copy
+ * helpers at the end.
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -65,6 +68,8 @@ static int vhca_mr_check_locked(const struct vhca_mr *mr, u32 key,
 				const struct ib_pd *pd, u64 iova, u64 len,
 				int access)
 {
+	if (vhca_mr_is_mw(mr))
+		return -EACCES;
 	if (mr->fast && (mr->state != VHCA_MR_VALID || mr->key != key))
 		return -EACCES;
 	if (mr->pd != pd)
@@ -84,6 +89,43 @@ int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
 		return vhca_mr_check_locked(mr, key, pd, iova, len, access);
 	spin_lock_irqsave(&mr->lock, flags);
 	err = vhca_mr_check_locked(mr, key, pd, iova, len, access);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+/* A window's check for an access by qp; its lock held. */
+static int vhca_mw_check_locked(const struct vhca_mr *win, u32 key,
+				const struct ib_qp *qp, u64 iova, u64 len,
+				int access)
+{
+	const struct vhca_mr *mr = win->mw_mr;
+
+	if (win->state != VHCA_MR_VALID || win->key != key || !mr)
+		return -EACCES;
+	if (win->pd != qp->pd ||
+	    (win->mw_type == IB_MW_TYPE_2 && win->mw_qpn != qp->qp_num))
+		return -EACCES;
+	if (access & ~(win->access & VHCA_MR_CHECK_ACCESS))
+		return -EACCES;
+	if (!vhca_mr_in_bounds(win, iova, len))
+		return -EINVAL;
+	/* The MR: a user MR, checked as for a local access of its own. */
+	return vhca_mr_check_locked(mr, mr->ibmr.lkey, mr->pd, iova, len,
+				    access & (IB_ACCESS_REMOTE_WRITE |
+					      IB_ACCESS_REMOTE_ATOMIC) ?
+				    IB_ACCESS_LOCAL_WRITE : 0);
+}
+
+int vhca_mr_check_remote(struct vhca_mr *mr, u32 key, const struct ib_qp *qp,
+			 u64 iova, u64 len, int access)
+{
+	unsigned long flags;
+	int err;
+
+	if (!vhca_mr_is_mw(mr))
+		return vhca_mr_check(mr, key, qp->pd, iova, len, access);
+	spin_lock_irqsave(&mr->lock, flags);
+	err = vhca_mw_check_locked(mr, key, qp, iova, len, access);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;
 }
@@ -163,8 +205,11 @@ struct vhca_mr *vhca_mr_get(struct vhca_dev *vdev, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&vdev->mr_xa, vhca_mr_key_index(key));
-	/* A fast MR's key changes: vhca_mr_check() checks it, locked. */
-	if (mr && ((!mr->fast && mr->ibmr.lkey != key) ||
+	/*
+	 * A fast MR's and a window's key change: vhca_mr_check() checks it,
+	 * locked.
+	 */
+	if (mr && ((!mr->fast && !vhca_mr_is_mw(mr) && mr->ibmr.lkey != key) ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
@@ -273,7 +318,8 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 	struct vhca_mr *mr;
 	int err;
 
-	err = vhca_mr_check_reg_access(access);
+	/* Windows bind to user MRs: MW_BIND is for these only. */
+	err = vhca_mr_check_reg_access(access & ~IB_ACCESS_MW_BIND);
 	if (err) {
 		ibdev_dbg(&vdev->ibdev, "%s: access %#x refused: %d\n", verb,
 			  access, err);
@@ -353,6 +399,11 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	 */
 	if (!flags)
 		return NULL;
+	/* The windows bound to it would stay with the old MR: as dereg_mr. */
+	if (atomic_read(&old->mw_bound)) {
+		ibdev_dbg(&vdev->ibdev, "rereg_mr: windows are bound to it\n");
+		return ERR_PTR(-EINVAL);
+	}
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->length;
@@ -503,15 +554,57 @@ int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_ATOMIC)
 
-int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
-		       u32 key, bool remote)
+/* Unbind a window: its MR may be deregistered from now on; its lock held. */
+static void vhca_mw_unbind_locked(struct vhca_mr *win)
 {
-	struct vhca_mr *mr = vhca_mr_get_fast(vdev, key);
+	if (win->mw_mr)
+		atomic_dec(&win->mw_mr->mw_bound);
+	win->mw_mr = NULL;
+}
+
+/* The invalidation of a window (vhca_mr_invalidate()). */
+static int vhca_mw_invalidate_one(struct vhca_mr *win, const struct ib_pd *pd,
+				  u32 key)
+{
 	unsigned long flags;
 	int err = 0;
 
-	if (!mr)
+	spin_lock_irqsave(&win->lock, flags);
+	if (win->pd != pd)
+		err = -EACCES;
+	/* o10-37.2.26: a type 1 window is not invalidated so. */
+	else if (win->mw_type != IB_MW_TYPE_2 ||
+		 win->state != VHCA_MR_VALID || win->key != key)
+		err = -EINVAL;
+	if (!err) {
+		vhca_mw_unbind_locked(win);
+		win->state = VHCA_MR_INVALID;
+	}
+	spin_unlock_irqrestore(&win->lock, flags);
+	return err;
+}
+
+int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
+		       u32 key)
+{
+	struct vhca_mr *win = vhca_mr_get(vdev, key);
+	int err;
+
+	if (!win)
 		return -EINVAL;
+	err = vhca_mr_is_mw(win) ? vhca_mw_invalidate_one(win, pd, key) :
+	      -EINVAL;
+	vhca_mr_put(win);
+	return err;
+}
+
+/* The invalidation of a fast MR (vhca_mr_invalidate()). */
+static int vhca_mr_invalidate_fast(struct vhca_mr *mr, const struct ib_pd *pd,
+				   u32 key, bool remote)
+{
+	unsigned long flags;
+	int err = 0;
+
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->pd != pd)
 		err = -EACCES;
@@ -524,18 +617,169 @@ int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
 	else
 		mr->state = VHCA_MR_INVALID;
 	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
+		       u32 key, bool remote)
+{
+	struct vhca_mr *mr = vhca_mr_get(vdev, key);
+	int err;
+
+	if (!mr)
+		return -EINVAL;
+	if (vhca_mr_is_mw(mr))
+		err = vhca_mw_invalidate_one(mr, pd, key);
+	else if (mr->fast)
+		err = vhca_mr_invalidate_fast(mr, pd, key, remote);
+	else
+		err = -EINVAL;
 	vhca_mr_put(mr);
 	return err;
 }
 
+/*
+ * An MR with windows bound to it is not deregistered (-EINVAL, as rxe
+ * answers citing IBA 10.6.7.2.6; Documentation/engine.md says why): the
+ * windows would otherwise grant access to memory no longer registered.
+ * Process exit and rdma link delete destroy the windows in the same pass
+ * or the next one (uverbs retries what failed while anything makes
+ * progress).  mw_bound -1 from here on: no bind takes the MR.
+ */
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vhca_dev *vdev = to_vdev(ibmr->device);
 	struct vhca_mr *mr = to_vmr(ibmr);
 
+	if (atomic_cmpxchg(&mr->mw_bound, 0, -1)) {
+		ibdev_dbg(&vdev->ibdev, "dereg_mr: key %#x has windows bound\n",
+			  mr->ibmr.lkey);
+		return -EINVAL;
+	}
 	vhca_mr_unpublish(vdev, mr);
 	vhca_mr_free(vdev, mr);
 	return 0;
+}
+
+int vhca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibmw->device);
+	struct vhca_mr *win;
+	struct ib_mr *reg;
+
+	if (vhca_udata_check(&vdev->ibdev, udata, "alloc_mw"))
+		return -EINVAL;
+	win = vhca_mr_alloc(vdev, ibmw->pd, 0);
+	if (!win)
+		return -ENOMEM;
+	win->mw_type = ibmw->type;
+	spin_lock_init(&win->lock);
+	/* Type 1: Valid and unbound; type 2: Free (IBTA 10.6.7). */
+	win->state = ibmw->type == IB_MW_TYPE_1 ? VHCA_MR_VALID :
+		     VHCA_MR_INVALID;
+	reg = vhca_mr_register(vdev, win);
+	if (IS_ERR(reg))
+		return PTR_ERR(reg);
+	ibmw->rkey = win->key;
+	to_vmw(ibmw)->win = win;
+	return 0;
+}
+
+int vhca_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct vhca_dev *vdev = to_vdev(ibmw->device);
+	struct vhca_mr *win = to_vmw(ibmw)->win;
+	unsigned long flags;
+
+	spin_lock_irqsave(&win->lock, flags);
+	vhca_mw_unbind_locked(win);
+	win->state = VHCA_MR_INVALID;
+	spin_unlock_irqrestore(&win->lock, flags);
+	vhca_mr_unpublish(vdev, win);
+	vhca_mr_free(vdev, win);
+	return 0;
+}
+
+/* What a window may grant; LOCAL_WRITE means nothing for one. */
+#define VHCA_MW_BIND_ACCESS	(IB_ACCESS_LOCAL_WRITE | VHCA_MR_REMOTE_ACCESS)
+
+/* vhca_mw_bind()'s checks, the window's lock held; mr NULL for length 0. */
+static int vhca_mw_bind_check(const struct vhca_mr *win,
+			      const struct vhca_mr *mr, const struct ib_qp *qp,
+			      const struct vhca_mw_bind *bind)
+{
+	/*
+	 * The window is named by its index, as the MW handle names it: the
+	 * key byte posted is the provider's copy, which ibv_bind_mw advances
+	 * when it posts, ahead of the window's after a failed bind.
+	 */
+	/* o10-37.2.30: a type 2 window is bound Free; o10-37.2.40: not to 0. */
+	if (win->mw_type == IB_MW_TYPE_2 &&
+	    (win->state != VHCA_MR_INVALID || !bind->length))
+		return -EINVAL;
+	if (vhca_mr_key_index(bind->new_rkey) != win->index)
+		return -EINVAL;
+	/* No zero-based windows (o10-36.2.2 for type 1), nothing unknown. */
+	if (bind->access & ~VHCA_MW_BIND_ACCESS)
+		return -EINVAL;
+	/* C10-72 */
+	if (win->pd != qp->pd)
+		return -EACCES;
+	if (!mr)
+		return 0;
+	if (mr->pd != qp->pd)
+		return -EACCES;
+	/* C10-73 */
+	if (!(mr->access & IB_ACCESS_MW_BIND))
+		return -EACCES;
+	/* C10-74 */
+	if ((bind->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
+		return -EACCES;
+	/* C10-75 */
+	if (!vhca_mr_in_bounds(mr, bind->addr, bind->length))
+		return -EINVAL;
+	return 0;
+}
+
+int vhca_mw_bind(struct vhca_dev *vdev, const struct ib_qp *qp,
+		 const struct vhca_mw_bind *bind)
+{
+	struct vhca_mr *win, *mr = NULL;
+	unsigned long flags;
+	int err = -EINVAL;
+
+	win = vhca_mr_get(vdev, bind->mw_rkey);
+	if (!win)
+		return -EINVAL;
+	if (!vhca_mr_is_mw(win))
+		goto out;
+	if (bind->length) {
+		mr = vhca_mr_get(vdev, bind->mr_lkey);
+		if (!mr || mr->fast || mr->dma || vhca_mr_is_mw(mr))
+			goto out;
+	}
+	spin_lock_irqsave(&win->lock, flags);
+	err = vhca_mw_bind_check(win, mr, qp, bind);
+	/* The MR's dereg_mr under way (mw_bound -1): it cannot be bound. */
+	if (!err && mr && !atomic_inc_unless_negative(&mr->mw_bound))
+		err = -EINVAL;
+	if (!err) {
+		vhca_mw_unbind_locked(win);
+		win->mw_mr = mr;
+		win->iova = bind->addr;
+		win->length = bind->length;
+		win->access = bind->access & VHCA_MR_REMOTE_ACCESS;
+		win->mw_qpn = qp->qp_num;
+		win->key = bind->new_rkey;
+		win->state = VHCA_MR_VALID;
+	}
+	spin_unlock_irqrestore(&win->lock, flags);
+out:
+	if (mr)
+		vhca_mr_put(mr);
+	vhca_mr_put(win);
+	return err;
 }
 
 /*
@@ -669,6 +913,23 @@ static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
 	return 0;
 }
 
+/*
+ * Through a window, its lock held: its MR, a user MR, stays registered
+ * while the window is bound to it.
+ */
+static int vhca_mw_xfer_locked(struct vhca_mr *win, u32 key, u64 iova,
+			       struct vhca_kbuf *kb, u32 len,
+			       enum vhca_copy_dir dir)
+{
+	struct vhca_mr *mr = win->mw_mr;
+
+	if (win->state != VHCA_MR_VALID || win->key != key || !mr)
+		return -EACCES;
+	if (!vhca_mr_in_bounds(win, iova, len))
+		return -EINVAL;
+	return vhca_mr_xfer_locked(mr, mr->ibmr.lkey, iova, kb, len, dir);
+}
+
 static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
 			struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir)
 {
@@ -677,10 +938,13 @@ static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
 
 	if (!len)
 		return 0;
-	if (!mr->fast)
+	if (!mr->fast && !vhca_mr_is_mw(mr))
 		return vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
 	spin_lock_irqsave(&mr->lock, flags);
-	err = vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
+	if (vhca_mr_is_mw(mr))
+		err = vhca_mw_xfer_locked(mr, key, iova, kb, len, dir);
+	else
+		err = vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;
 }

@@ -85,6 +85,19 @@ enum vhca_mr_state {
  * begins.  ibmr.lkey and ibmr.rkey are the consumer's
  * (ib_update_fast_reg_key() writes them); the engine never reads them.
  *
+ * A memory window (alloc_mw) is a struct vhca_mr too, mw_type set, in the
+ * same xarray and key space: a remote peer's R_Key finds an MR or a window
+ * alike (vhca_mr_get()).  Its pd, index and the lifetime below are as an
+ * MR's; what a bind or an invalidation changes is under lock, as for a fast
+ * MR: state (a type 1 window is always VALID, bound or not; a type 2 window
+ * is INVALID, the IBTA's Free, until a bind, and after an invalidation),
+ * key, iova, length and access (the bind's), mw_mr (the MR it is bound
+ * to, NULL when unbound) and mw_qpn (type 2: the QP it is bound to).  A
+ * window holds no reference on its MR: the MR's mw_bound counts the
+ * windows bound to it, and dereg_mr refuses (-EINVAL) while any is, so the
+ * MR outlives its binding; dereg_mr sets mw_bound to -1 when it proceeds,
+ * after which no bind takes the MR.
+ *
  * Lifetime: the xarray holds one reference, each engine user one more
  * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
  * lookup finds it), drops the xarray's reference, waits for released (the
@@ -120,7 +133,23 @@ struct vhca_mr {
 	u32 fr_nmap;
 	u32 fr_map_offset;
 	u8 fr_map_shift;
+
+	u8 mw_type;		/* a window: IB_MW_TYPE_1 or _2; 0: an MR */
+	struct vhca_mr *mw_mr;	/* a window: the MR it is bound to, or NULL */
+	u32 mw_qpn;		/* a bound type 2 window: its QP */
+	atomic_t mw_bound;	/* an MR: windows bound to it; -1: dereg'ed */
 };
+
+/* The driver's ib_mw; the window itself outlives it by an RCU grace period. */
+struct vhca_mw {
+	struct ib_mw ibmw;
+	struct vhca_mr *win;
+};
+
+static inline struct vhca_mw *to_vmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct vhca_mw, ibmw);
+}
 
 static inline struct vhca_mr *to_vmr(struct ib_mr *ibmr)
 {
@@ -198,28 +227,77 @@ int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * -EINVAL: no fast MR has that index, or key is not its key; -EACCES:
  * another PD; remote only, -EINVAL also when the MR is not VALID (a local
  * invalidation of an INVALID MR with its last key is accepted, as the
- * IBTA's Invalid state allows it).
+ * IBTA's Invalid state allows it).  A window's key: a bound type 2
+ * window under key is unbound and INVALID (-EINVAL for a type 1 window,
+ * o10-37.2.26, and for one not VALID under key; -EACCES: another PD).
+ * vhca_mw_invalidate() takes windows only (a user QP's LOCAL_INV):
+ * -EINVAL for any MR's key.
  */
 int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
 		     int access);
 int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
 		       u32 key, bool remote);
+int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
+		       u32 key);
 
 /*
  * Registration access flags: 0, -EINVAL for flags unknown to the core and
  * for the combinations the IB spec forbids (remote write or remote atomic
  * without local write), -EOPNOTSUPP for what vhca does not implement:
- * zero-based MRs, memory windows (MW_BIND), on-demand paging and the flush
- * flags.  HUGETLB (a hint) and the optional range are accepted and ignored.
+ * zero-based MRs, memory window binding (MW_BIND: reg_user_mr and
+ * rereg_user_mr take it off before asking, windows bind to user MRs
+ * only), on-demand paging and the flush flags.  HUGETLB (a hint) and the
+ * optional range are accepted and ignored.
  */
 int vhca_mr_check_reg_access(int access);
 
 /*
+ * alloc_mw: a window of type 1 (VALID, unbound) or 2 (INVALID), its key
+ * the index and a fresh key byte, counted with the MRs (VHCA_MAX_MR).
+ * dealloc_mw unbinds it (its MR may be deregistered from then on), makes
+ * it unfindable and waits for the engine to let go of it.
+ */
+int vhca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vhca_dealloc_mw(struct ib_mw *ibmw);
+
+/* A bind work request, as the requester read it from the ring. */
+struct vhca_mw_bind {
+	u32 mw_rkey;		/* names the window by its index */
+	u32 new_rkey;		/* the window's index, the new key byte */
+	u32 mr_lkey;		/* the MR to bind to (length 0: none) */
+	u32 access;		/* IB_ACCESS_REMOTE_* (LOCAL_WRITE ignored) */
+	u64 addr;
+	u64 length;
+};
+
+/*
+ * For the engine, any context (no sleeping): execute bind for a QP
+ * (qp->pd, qp->qp_num), in the order rxe checks and the IBTA's
+ * compliance statements number them.  -EINVAL: no window has mw_rkey's
+ * index (its key byte is not checked), a type 2 window is not
+ * INVALID or the bind's length is 0, new_rkey names another index, access
+ * has a bit a window cannot grant (zero-based windows included), the MR
+ * named is no user MR or is being deregistered, or the window does not lie
+ * within the MR; -EACCES: the window or the MR is of another PD, the MR
+ * has no MW_BIND access, or the window grants remote write or atomic on
+ * an MR without local write.  A type 1 bind of length 0 unbinds it
+ * (still VALID, under the new key).
+ */
+int vhca_mw_bind(struct vhca_dev *vdev, const struct ib_qp *qp,
+		 const struct vhca_mw_bind *bind);
+
+/* Whether mr is a memory window. */
+static inline bool vhca_mr_is_mw(const struct vhca_mr *mr)
+{
+	return mr->mw_type;
+}
+
+/*
  * For the engine, any context: the MR with this lkey/rkey, referenced, or
  * NULL if there is none (unknown index or stale key byte); release it with
- * vhca_mr_put().  A fast-registration MR is found by its index alone: its
- * key and state are checked, under its lock, by vhca_mr_check() and the
- * copies, which take the key the lookup was for.
+ * vhca_mr_put().  A fast-registration MR and a window are found by their
+ * index alone: key and state are checked, under their lock, by
+ * vhca_mr_check() and the copies, which take the key the lookup was for.
  */
 struct vhca_mr *vhca_mr_get(struct vhca_dev *vdev, u32 key);
 void vhca_mr_put(struct vhca_mr *mr);
@@ -235,10 +313,20 @@ void vhca_mr_put(struct vhca_mr *mr);
  *           does not lie within [mr->iova, mr->iova + mr->length).
  * A zero-length range touches no byte: it passes the bounds check wherever
  * it is (PD and access are still checked).  A DMA MR accepts any range that
- * does not wrap.
+ * does not wrap.  A window is refused (-EACCES): a local access never goes
+ * through one.
+ *
+ * vhca_mr_check_remote(): the same for a remote access by the responder
+ * QP qp (its PD qp->pd), which also takes a window: under its lock, it
+ * must be VALID under key and bound (-EACCES), of qp's PD and (type 2)
+ * bound to qp itself (-EACCES), grant access (-EACCES) and hold the range
+ * (-EINVAL); then its MR is checked for the bounds, and for local write
+ * when access writes (remote write or atomic), as vhca_mr_check() does.
  */
 int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
 		  u64 iova, u64 len, int access);
+int vhca_mr_check_remote(struct vhca_mr *mr, u32 key, const struct ib_qp *qp,
+			 u64 iova, u64 len, int access);
 
 /* Direction of a copy between kernel memory and memory regions. */
 enum vhca_copy_dir {
@@ -254,7 +342,10 @@ enum vhca_copy_dir {
  * range is out of the MR's bounds (as vhca_mr_check() has them), -EACCES
  * for a copy into an MR registered without IB_ACCESS_LOCAL_WRITE (its
  * pages are pinned read-only) and for a fast MR not VALID under key (it
- * was invalidated or registered again since the check).
+ * was invalidated or registered again since the check).  Through a window
+ * (under its lock, its MR's translation): -EACCES also when the window is
+ * no longer VALID under key or no longer bound, -EINVAL when the range is
+ * out of its bounds.
  * Nothing is copied on error.  vhca_mr_copy_skb() does the same with the
  * skb's data at skb_off (linear or not) in place of buf, and also returns
  * -EFAULT if the skb is shorter than skb_off + len.

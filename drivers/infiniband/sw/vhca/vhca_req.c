@@ -48,9 +48,33 @@ static bool vhca_req_reads_pending(struct vhca_qp *qp, u32 end)
 }
 
 /*
- * A local operation of a kernel QP (a user QP's fails, fetched as any
- * unknown opcode), executed once, when fetched: REG_MR and LOCAL_INV take
- * effect in send-queue order, for the WQEs after them.  A LOCAL_INV waits
+ * A bind of a memory window, any QP's: read from the ring once, executed
+ * once.  A failed bind completes with MW_BIND_ERR (and fails the QP).
+ */
+static int vhca_req_bind_mw(struct vhca_qp *qp, struct vhca_swqe *wqe,
+			    const struct vhca_send_wqe *slot)
+{
+	struct vhca_mw_bind bind = {
+		.mw_rkey = READ_ONCE(slot->bind.mw_rkey),
+		.new_rkey = READ_ONCE(slot->bind.new_rkey),
+		.mr_lkey = READ_ONCE(slot->bind.mr_lkey),
+		.access = READ_ONCE(slot->bind.access),
+		.addr = READ_ONCE(slot->bind.addr),
+		.length = READ_ONCE(slot->bind.length),
+	};
+	int err;
+
+	wqe->hdr.bind.mw_rkey = bind.mw_rkey;
+	err = vhca_mw_bind(to_vdev(qp->ibqp.device), &qp->ibqp, &bind);
+	wqe->wc_status = err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	return err;
+}
+
+/*
+ * A local operation, executed once, when fetched: REG_MR, LOCAL_INV and
+ * BIND_MW take effect in send-queue order, for the WQEs after them.  A
+ * user QP's REG_MR fails (fetched as any unknown opcode) and its LOCAL_INV
+ * takes a window's key only: user processes have no fast MRs.  A LOCAL_INV waits
  * until every WQE before it completed (the IBTA's local invalidate fence,
  * mandatory here as in rxe: a WQE sent before it may have to gather its
  * payload again, a READ still scatters into its MR); with
@@ -75,12 +99,23 @@ static bool vhca_req_local(struct vhca_qp *qp, u32 index,
 	wqe->len = 0;
 	wqe->first_psn = qp->req.psn;
 	wqe->last_psn = vhca_psn_add(qp->req.psn, -1);
+	if (wqe->hdr.opcode == VHCA_WR_BIND_MW) {
+		err = vhca_req_bind_mw(qp, wqe, slot);
+		if (err)
+			ibdev_dbg(&vdev->ibdev,
+				  "QP %u: BIND_MW of key %#x refused: %d\n",
+				  qp->ibqp.qp_num, wqe->hdr.bind.mw_rkey, err);
+		return true;
+	}
 	if (wqe->hdr.opcode == VHCA_WR_REG_MR) {
 		wqe->hdr.reg.key = READ_ONCE(slot->reg.key);
 		wqe->hdr.reg.access = READ_ONCE(slot->reg.access);
 		err = vhca_mr_fast_reg(vdev, pd, wqe->hdr.reg.key,
 				       wqe->hdr.reg.access);
 		wqe->wc_status = err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	} else if (qp->uctx) {
+		err = vhca_mw_invalidate(vdev, pd, wqe->hdr.invalidate_rkey);
+		wqe->wc_status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 	} else {
 		err = vhca_mr_invalidate(vdev, pd, wqe->hdr.invalidate_rkey,
 					 false);
@@ -98,7 +133,8 @@ static bool vhca_req_local(struct vhca_qp *qp, u32 index,
 
 static bool vhca_req_is_local(u8 opcode)
 {
-	return opcode == VHCA_WR_REG_MR || opcode == VHCA_WR_LOCAL_INV;
+	return opcode == VHCA_WR_REG_MR || opcode == VHCA_WR_LOCAL_INV ||
+	       opcode == VHCA_WR_BIND_MW;
 }
 
 /*
@@ -115,7 +151,8 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	u32 mtu = vhca_qp_mtu(qp), npsn;
 	u64 len = 0;
 
-	if (vhca_req_is_local(wqe->hdr.opcode) && !qp->uctx)
+	if (vhca_req_is_local(wqe->hdr.opcode) &&
+	    (!qp->uctx || wqe->hdr.opcode != VHCA_WR_REG_MR))
 		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
 	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);

@@ -60,8 +60,9 @@ static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return NULL;
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
-	if (mr && vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd, pkt->reth_va,
-				pkt->reth_len, IB_ACCESS_REMOTE_READ)) {
+	if (mr && vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
+				       pkt->reth_va, pkt->reth_len,
+				       IB_ACCESS_REMOTE_READ)) {
 		vhca_mr_put(mr);
 		return NULL;
 	}
@@ -238,8 +239,9 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 			     index == reply->npkts - 1 ?
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		if (mr && vhca_mr_check(mr, rkey, qp->ibqp.pd, va, rsp.paylen,
-					IB_ACCESS_REMOTE_READ)) {
+		if (mr && vhca_mr_check_remote(mr, rkey, &qp->ibqp, va,
+					       rsp.paylen,
+					       IB_ACCESS_REMOTE_READ)) {
 			err = -EACCES;
 			break;
 		}
@@ -374,8 +376,8 @@ static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
 	if (!mr)
 		return VHCA_NAK_REM_ACCESS_ERR;
-	err = vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd, pkt->reth_va,
-			    sizeof(u64), access);
+	err = vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
+				   pkt->reth_va, sizeof(u64), access);
 	res = err ? NULL : vhca_resp_rd_take(qp);
 	if (res)
 		err = vhca_mr_atomic(mr, pkt->reth_rkey, pkt->reth_va, &atomic);
@@ -503,9 +505,9 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, pkt->reth_rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		bad = vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd,
-				    pkt->reth_va, pkt->reth_len,
-				    IB_ACCESS_REMOTE_WRITE);
+		bad = vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
+					   pkt->reth_va, pkt->reth_len,
+					   IB_ACCESS_REMOTE_WRITE);
 		vhca_mr_put(mr);
 		if (bad)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
@@ -545,8 +547,8 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, msg->rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		err = vhca_mr_check(mr, msg->rkey, qp->ibqp.pd, msg->va,
-				    pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+		err = vhca_mr_check_remote(mr, msg->rkey, &qp->ibqp, msg->va,
+					   pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!err)
 			err = vhca_mr_copy_skb(mr, msg->rkey, msg->va, skb, off,
 					       pkt->paylen, VHCA_COPY_TO_MR);

@@ -24,7 +24,9 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
-				 IB_DEVICE_ATOMIC_WRITE;
+				 IB_DEVICE_ATOMIC_WRITE |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_fast_reg_page_list_len = VHCA_MAX_FAST_REG_PAGES;
 	attr->max_send_sge = VHCA_MAX_SGE;
 	attr->max_recv_sge = VHCA_MAX_SGE;
@@ -32,6 +34,8 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = VHCA_MAX_CQ;
 	attr->max_cqe = VHCA_MAX_CQE;
 	attr->max_mr = VHCA_MAX_MR;
+	/* Windows are MRs of another kind: they count against VHCA_MAX_MR. */
+	attr->max_mw = VHCA_MAX_MR;
 	attr->max_pd = VHCA_MAX_PD;
 	attr->max_qp_rd_atom = VHCA_MAX_QP_RD_ATOM;
 	attr->max_qp_init_rd_atom = VHCA_MAX_QP_INIT_RD_ATOM;
