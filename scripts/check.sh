@@ -49,7 +49,7 @@ declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
 	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10 [host/pkg]=120
 	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
-	[stock]=1060 [pair]=120 [debug-a]=1400 [debug-b]=1400
+	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1400 [debug-b]=1400
 )
 # The guest scripts.
 BUDGET+=(
@@ -246,9 +246,8 @@ if t_selected host/kbuild; then
 fi
 # The packages, DKMS on the host, the unit and man pages
 # (scripts/pkg-host.sh, about 95 s warm) in the background at nice 19,
-# recorded for replay: the stock boot's last script, pkg.sh, installs what
-# this builds, some 800 s after the boot began (and fails, saying so, if
-# the packages are not there).
+# recorded for replay: pkg.sh installs what this builds, in a boot of its
+# own after the stock boot and the pair, which waits for it.
 PKGPID=
 if t_selected host/pkg || t_selected stock/pkg/deb; then
 	: >"$LOGS/pkg.rec"
@@ -434,11 +433,22 @@ done
 	REC=$LOGS/background.rec background
 ) >"$LOGS/background.out" 2>&1 &
 BGPID=$!
-if [ -n "${RUN[stock]}" ]; then
-	boot stock stock ${RUN[stock]}
+# pkg.sh boots alone, after the packages it installs were built beside
+# the boots before it (host/pkg).
+STOCK_RUN=" ${RUN[stock]} "
+PKG_RUN=
+case $STOCK_RUN in
+*" pkg "*) PKG_RUN=pkg STOCK_RUN=${STOCK_RUN/ pkg / } ;;
+esac
+if [ -n "$(echo $STOCK_RUN)" ]; then
+	boot stock stock $STOCK_RUN
 fi
 if [ -n "${RUN[pair]}" ]; then
 	pair ${RUN[pair]}
+fi
+if [ -n "$PKG_RUN" ]; then
+	[ -z "$PKGPID" ] || wait $PKGPID
+	boot stock stock-pkg $PKG_RUN
 fi
 while [ ! -e "$LOGS/debug-built" ] && kill -0 $BGPID 2>/dev/null; do
 	sleep 2
@@ -449,7 +459,7 @@ wait $BGPID
 cat "$LOGS/background.out"
 replay "$LOGS/background.rec"
 if [ -n "$PKGPID" ]; then
-	wait $PKGPID
+	wait $PKGPID 2>/dev/null
 	cat "$LOGS/pkg.out"
 	replay "$LOGS/pkg.rec"
 fi

@@ -56,12 +56,16 @@ mods_writable() {
 		sed -n "s|^insmod /lib/modules/$KVER/||p"); do
 		mkdir -p "$_mw/${_p%/*}" && cp "$MODS/$KVER/$_p" "$_mw/$_p" || return 1
 	done
-	mount --bind /run/pkg-mods $MODS && depmod -a "$KVER"
+	mount --bind /run/pkg-mods $MODS && MODS_BOUND=1 && depmod -a "$KVER"
 }
 
+# (Only what mods_writable mounted: with nothing bound, $MODS is the
+# modules share itself, which every later scenario needs.)
+MODS_BOUND=0
 mods_restore() {
-	umount $MODS 2>/dev/null
+	[ $MODS_BOUND = 1 ] && umount $MODS 2>/dev/null
 	umount /run/pkg-mods 2>/dev/null
+	MODS_BOUND=0
 	return 0
 }
 
