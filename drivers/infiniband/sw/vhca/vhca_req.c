@@ -7,6 +7,10 @@
  * operations (REG_MR, LOCAL_INV) in send-queue order; rewinds (go-back-N from a
  * PSN) for the completer and on the retransmit timer.  Process context (a
  * work item per QP, or the kick system call) or the doorbell's timer.
+ *
+ * The UC requester is the same without what acknowledgements drive: SEND
+ * and WRITE only, no window, no retransmit timer; a WQE completes as soon
+ * as its last packet is built (its payload copied into the packets).
  */
 #include <linux/err.h>
 #include <linux/skbuff.h>
@@ -101,6 +105,16 @@ static bool vhca_req_is_local(u8 opcode)
 	return opcode == VHCA_WR_REG_MR || opcode == VHCA_WR_LOCAL_INV;
 }
 
+/* An opcode the QP's transport has: UC has SEND and WRITE only. */
+static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return opcode == VHCA_WR_SEND || opcode == VHCA_WR_SEND_WITH_IMM ||
+		       opcode == VHCA_WR_RDMA_WRITE ||
+		       opcode == VHCA_WR_RDMA_WRITE_WITH_IMM;
+	return opcode <= VHCA_WR_SEND_WITH_INV || vhca_wr_atomic(opcode);
+}
+
 /*
  * Copy the WQE at index from the ring and check it.  A WQE the device
  * cannot execute keeps a failed wc_status and is completed in error when
@@ -115,7 +129,8 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	u32 mtu = vhca_qp_mtu(qp), npsn;
 	u64 len = 0;
 
-	if (vhca_req_is_local(wqe->hdr.opcode) && !qp->uctx)
+	if (vhca_req_is_local(wqe->hdr.opcode) && !qp->uctx &&
+	    qp->ibqp.qp_type == IB_QPT_RC)
 		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
 	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
@@ -126,8 +141,7 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
 
-	if (wqe->hdr.opcode > VHCA_WR_SEND_WITH_INV &&
-	    !vhca_wr_atomic(wqe->hdr.opcode)) {
+	if (!vhca_req_opcode_ok(qp, wqe->hdr.opcode)) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
 		if (wqe->hdr.inline_len > qp->max_inline ||
@@ -208,13 +222,17 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 	bool rd_atomic = vhca_wr_rd_atomic(wqe->hdr.opcode);
 	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
 	bool first = n == 0, last = rd_atomic || n == npkts - 1;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	u32 done = 0;
 	struct vhca_pkt pkt = {
-		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last),
+		/* UC's SEND and WRITE opcodes: RC's, UC transport. */
+		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last) |
+			  (uc ? IB_OPCODE_UC : IB_OPCODE_RC),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
 		.paylen = rd_atomic ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
-		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
+		/* Nothing acknowledges UC. */
+		.ackreq = !uc && (last || !((n + 1) % VHCA_REQ_ACK_EVERY)),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
 		.ieth_rkey = wqe->hdr.invalidate_rkey,
@@ -311,6 +329,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 mtu, head, budget = VHCA_REQ_BUDGET;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct vhca_swqe *wqe;
 	bool kicked = qp->db.kicked;
 	int status;
@@ -346,7 +365,8 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 				qp->req.next++;
 			continue;
 		}
-		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
+		if (!uc &&
+		    vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
 		    VHCA_REQ_WINDOW)
 			break;
 		if (!qp->req.pkt && (wqe->hdr.flags & VHCA_WQE_FENCE) &&
@@ -367,10 +387,19 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		if (vhca_wr_rd_atomic(wqe->hdr.opcode) ||
 		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
 			qp->req.pkt = 0;
-			qp->req.next++;
+			/*
+			 * UC: done once its last packet is built (its payload
+			 * copied); no ACK will come.
+			 */
+			if (uc)
+				vhca_comp_wqe(qp, IB_WC_SUCCESS);
+			else
+				qp->req.next++;
 		}
 	}
-	/* The timeout counts from the last packet sent. */
+	/* The timeout counts from the last packet sent (RC). */
+	if (uc)
+		return !budget && qp->req.next != head;
 	if (budget != VHCA_REQ_BUDGET ||
 	    (vhca_req_busy(qp) && !timer_pending(&qp->req.rexmit_timer)))
 		mod_timer(&qp->req.rexmit_timer, jiffies + vhca_req_timeout(qp));
