@@ -50,7 +50,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		vhca_resp_uc_rx(qp, &pkt, info->flags, skb, info->hdr_len);
 	else if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
-	    pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
+		 pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
