@@ -156,8 +156,9 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
 	}
 	/* An atomic's SGEs take the 8 bytes it finds, no more, no less. */
-	if (len > VHCA_MAX_MSG_SIZE ||
-	    (vhca_wr_atomic(wqe->hdr.opcode) && len != sizeof(u64)))
+	if (wqe->wc_status == IB_WC_SUCCESS &&
+	    (len > VHCA_MAX_MSG_SIZE ||
+	     (vhca_wr_atomic(wqe->hdr.opcode) && len != sizeof(u64))))
 		wqe->wc_status = IB_WC_LOC_LEN_ERR;
 	if (wqe->wc_status != IB_WC_SUCCESS)
 		vhca_wqe_malformed(qp);
