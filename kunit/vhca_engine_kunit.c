@@ -2054,6 +2054,133 @@ static void engine_atomic_local_len(struct kunit *test)
 	vhca_dereg_mr(mr, NULL);
 }
 
+/* An ATOMIC WRITE WQE: value stored at remote_addr under rkey. */
+static void post_atomic_write(struct engine_test *t, u64 wr_id, u64 value,
+			      u64 remote_addr, u32 rkey)
+{
+	struct vhca_send_wqe *wqe = sq_slot(t, wr_id, VHCA_WR_ATOMIC_WRITE);
+
+	wqe->atomic.remote_addr = remote_addr;
+	wqe->atomic.rkey = rkey;
+	wqe->atomic.swap = value;
+	sq_publish(t);
+}
+
+/*
+ * ATOMIC WRITE end to end: one request of the 8 bytes, stored once by
+ * the responder, answered by a READ response without payload that
+ * completes the WQE; a duplicate of the request (the word changed since)
+ * is answered again from the responder resource, not stored again.
+ */
+static void engine_atomic_write(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 *word = (u64 *)t->remote, value = 0x1122334455667788ULL;
+	struct sk_buff *req, *dup;
+	struct vhca_pkt pkt;
+	u64 sent;
+
+	*word = 0;
+	post_atomic_write(t, 1, value, (uintptr_t)word, t->mr->rkey);
+	vhca_req_run(t->req);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &req));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, (u8)IB_OPCODE_RC_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)SQ_PSN);
+	KUNIT_EXPECT_EQ(test, pkt.reth_va, (u64)(uintptr_t)word);
+	KUNIT_EXPECT_EQ(test, pkt.reth_rkey, t->mr->rkey);
+	KUNIT_EXPECT_EQ(test, pkt.reth_len, 8U);
+	KUNIT_ASSERT_EQ(test, pkt.paylen, 8U);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(req,
+					    vhca_pkt_opinfo(pkt.opcode)->hdr_len,
+					    &sent, sizeof(sent)), 0);
+	KUNIT_EXPECT_EQ(test, sent, value);
+	dup = skb_copy(req, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dup);
+	receive(t, req);
+	KUNIT_EXPECT_EQ(test, *word, value);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, SQ_PSN, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 0U);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome,
+			vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID));
+	KUNIT_EXPECT_EQ(test, pkt.aeth_msn, 1U);
+	*word = 0;
+	receive(t, dup);
+	KUNIT_EXPECT_EQ(test, *word, 0ULL);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS), 1ULL);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, SQ_PSN, &pkt);
+	/* The requester completes on the first answer, drops the second. */
+	deliver(test, t, &pkt, 0);
+	deliver(test, t, &pkt, 0);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_ATOMIC_WRITE);
+	expect_no_cqe(test, t->send_cq);
+	expect_nothing_sent(test);
+}
+
+/*
+ * An ATOMIC WRITE the responder refuses: NAKed with nak, the requester's
+ * WQE completed with status, the word untouched.
+ */
+static void atomic_write_refused(struct kunit *test, struct engine_test *t,
+				 u64 remote_addr, u32 rkey,
+				 enum vhca_nak_code nak,
+				 enum ib_wc_status status)
+{
+	u64 *word = (u64 *)t->remote;
+	struct vhca_pkt pkt;
+
+	*word = 7;
+	post_atomic_write(t, 1, 9, remote_addr, rkey);
+	vhca_req_run(t->req);
+	loop_sent(t);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome, vhca_aeth_nak(nak));
+	deliver(test, t, &pkt, 0);
+	expect_cqe(test, t->send_cq, 1, status, 0);
+	KUNIT_EXPECT_EQ(test, *word, 7ULL);
+}
+
+/* A misaligned address is an invalid request, as for the atomics. */
+static void engine_atomic_write_misaligned(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+
+	atomic_write_refused(test, t, (uintptr_t)t->remote + 4, t->mr->rkey,
+			     VHCA_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR);
+}
+
+/*
+ * An ATOMIC WRITE needs remote write access, as rxe has it: an MR with
+ * remote atomic access only refuses it.
+ */
+static void engine_atomic_write_mr_access(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_mr *mr = atomic_mr(test, t);
+
+	atomic_write_refused(test, t, (uintptr_t)t->remote, mr->rkey,
+			     VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
+	vhca_dereg_mr(mr, NULL);
+}
+
+/* Its 8 bytes travel in the WQE: an ATOMIC WRITE with SGEs is malformed. */
+static void engine_atomic_write_sges(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *wqe = sq_slot(t, 1, VHCA_WR_ATOMIC_WRITE);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+
+	wqe->num_sge = 1;
+	wqe->atomic.remote_addr = (uintptr_t)t->remote;
+	wqe->atomic.rkey = t->mr->rkey;
+	sge->addr = (uintptr_t)t->local;
+	sge->length = 8;
+	sge->lkey = t->mr->lkey;
+	sq_publish(t);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_LEN_ERR, 0);
+}
+
 static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_seq_nak_go_back_n),
 	KUNIT_CASE(engine_timeout_go_back_n),
@@ -2128,6 +2255,10 @@ static struct kunit_case vhca_engine_atomic_cases[] = {
 	KUNIT_CASE(engine_atomic_mr_access),
 	KUNIT_CASE(engine_atomic_qp_access),
 	KUNIT_CASE(engine_atomic_local_len),
+	KUNIT_CASE(engine_atomic_write),
+	KUNIT_CASE(engine_atomic_write_misaligned),
+	KUNIT_CASE(engine_atomic_write_mr_access),
+	KUNIT_CASE(engine_atomic_write_sges),
 	{}
 };
 

@@ -84,6 +84,8 @@ static const struct {
 	  VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 40 },
 	{ IB_OPCODE_RC_FETCH_ADD, IB_OPCODE_RC_FETCH_ADD,
 	  VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 40 },
+	{ IB_OPCODE_RC_ATOMIC_WRITE, IB_OPCODE_RC_ATOMIC_WRITE,
+	  F_RETH | F_PAY | VHCA_PKT_ONLY, 28 },
 	/* UC: the IBA's values, 0x20 to 0x2b. */
 	{ 0x20, IB_OPCODE_UC_SEND_FIRST, F_PAY | VHCA_PKT_FIRST, 12 },
 	{ 0x21, IB_OPCODE_UC_SEND_MIDDLE, F_PAY | VHCA_PKT_MIDDLE, 12 },
@@ -123,7 +125,7 @@ static void vhca_pkt_opcodes(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, oi->hdr_len, ops[i].hdr_len,
 				    "opcode 0x%02x", ops[i].opcode);
 	}
-	/* Nothing else: RD, ATOMIC_WRITE, FLUSH, CNP, ... */
+	/* Nothing else: RD, FLUSH, CNP, ... */
 	for (op = 0; op < 256; op++)
 		known += !!vhca_pkt_opinfo(op);
 	KUNIT_EXPECT_EQ(test, known, ARRAY_SIZE(ops));
@@ -345,7 +347,7 @@ static void vhca_pkt_build_refusals(struct kunit *test)
 	p.dqpn = 0x1000000;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.dqpn = 1;
-	p.opcode = IB_OPCODE_RC_ATOMIC_WRITE;
+	p.opcode = IB_OPCODE_RC_FLUSH;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.opcode = IB_OPCODE_RD_SEND_ONLY;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);

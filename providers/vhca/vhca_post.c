@@ -175,6 +175,7 @@ static const int vhca_wr_opcode[] = {
 	[IBV_WR_RDMA_READ] = VHCA_WR_RDMA_READ,
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = VHCA_WR_ATOMIC_CMP_AND_SWP,
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = VHCA_WR_ATOMIC_FETCH_AND_ADD,
+	[IBV_WR_ATOMIC_WRITE] = VHCA_WR_ATOMIC_WRITE,
 };
 
 #define VHCA_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
@@ -196,6 +197,7 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_ATOMIC_WRITE:	/* its 8 bytes: the SGEs' or inline */
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
 	default:
 		return -1;
@@ -234,7 +236,12 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 	if (opcode < 0 || (wr->send_flags & ~VHCA_SEND_FLAGS) ||
 	    wr->num_sge < 0)
 		return EINVAL;
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (opcode == VHCA_WR_ATOMIC_WRITE) {
+		/* Its 8 bytes, of one SGE (or inline), go in the WQE. */
+		if (wr->num_sge != 1 ||
+		    wr->sg_list[0].length != sizeof(hdr.atomic.swap))
+			return EINVAL;
+	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		if (opcode == VHCA_WR_RDMA_READ ||
 		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
 		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD)
@@ -248,7 +255,11 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr)
 		return ENOMEM;
 
 	slot = vhca_wq_slot(sq, sq->head);
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (opcode == VHCA_WR_ATOMIC_WRITE) {
+		memcpy(&hdr.atomic.swap,
+		       (const void *)(uintptr_t)wr->sg_list[0].addr,
+		       sizeof(hdr.atomic.swap));
+	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		err = vhca_copy_inline(qp, slot + sizeof(hdr), wr, &inline_len);
 		if (err)
 			return err;

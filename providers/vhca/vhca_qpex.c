@@ -23,7 +23,8 @@
 			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define VHCA_QPEX_RC_OPS (VHCA_QPEX_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
+			  IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 /* wr_flags a work request may carry; inline data has its own setters. */
 #define VHCA_QPEX_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
@@ -208,6 +209,23 @@ static void vhca_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		       VHCA_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+/* The 8 bytes at atomic_wr, stored as one: they travel in the WQE. */
+static void vhca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				 uint64_t remote_addr, const void *atomic_wr)
+{
+	struct vhca_send_wqe *wqe = vhca_qpex_new(qpx,
+						  IBV_QP_EX_WITH_ATOMIC_WRITE,
+						  VHCA_WR_ATOMIC_WRITE);
+
+	if (!wqe)
+		return;
+	wqe->atomic.remote_addr = remote_addr;
+	wqe->atomic.rkey = rkey;
+	memcpy(&wqe->atomic.swap, atomic_wr, sizeof(wqe->atomic.swap));
+	/* It takes no SGEs and no inline data: a setter fails the batch. */
+	qpex_to_vqp(qpx)->wqe = NULL;
+}
+
 /* ---- setters of the current work request ---- */
 
 static void vhca_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
@@ -309,6 +327,7 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 	qpx->wr_rdma_read = vhca_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = vhca_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = vhca_wr_atomic_fetch_add;
+	qpx->wr_atomic_write = vhca_wr_atomic_write;
 	qpx->wr_set_sge = vhca_wr_set_sge;
 	qpx->wr_set_sge_list = vhca_wr_set_sge_list;
 	qpx->wr_set_inline_data = vhca_wr_set_inline_data;

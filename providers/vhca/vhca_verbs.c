@@ -507,25 +507,31 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
 
 /*
  * ibv_create_qp_ex: a PD (required) and, optionally, the send operations
- * of the ibv_qp_ex API (vhca_qpex.c).  Anything else, and operations vhca
- * does not execute on a QP of that type (atomics, memory windows, local
- * invalidation, TSO, ...), is refused with EOPNOTSUPP before the kernel is
- * asked.
+ * of the ibv_qp_ex API (vhca_qpex.c) and creation flags (none: vhca has
+ * none of them).  Anything else, and operations vhca does not execute on a
+ * QP of that type (memory windows, local invalidation, TSO, ...), is
+ * refused with EOPNOTSUPP before the kernel is asked.
  */
 struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr)
 {
 	struct vhca_create_qp_resp_all resp = {};
+	struct ibv_qp_init_attr_ex ex = *attr;
 	uint64_t send_ops = 0;
 	struct ibv_create_qp cmd;
 	struct vhca_qp *qp;
 	int err;
 
-	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
-				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+	if ((attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* No flags: the command that has no room for them. */
+	ex.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
 		errno = EINVAL;
 		return NULL;
@@ -542,13 +548,14 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 	qp = vhca_qp_alloc();
 	if (!qp)
 		return NULL;
-	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &ex, &cmd, sizeof(cmd),
 				   &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		vhca_qp_free(qp);
 		errno = err;
 		return NULL;
 	}
+	attr->cap = ex.cap;
 	if (!vhca_qp_created(qp, &attr->cap, &resp.drv, attr->sq_sig_all))
 		return NULL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)

@@ -47,16 +47,21 @@ cm_prog() {
 }
 
 # The rdma-core examples between two hosts: ibv_ud_pingpong, ibv_srq_pingpong.
+# Their round trips: 1000 (2000 of 1 byte), 200 ibv_srq_pingpong's; on the
+# debug kernel, 20 ms each there, 200 (and 100), whose checkers see the UD
+# and SRQ paths in the first ones: the volume is the stock kernel's.
+N_UD=1000 N_UD1=2000 N_SRQ=200
+[ "$VHCA_KERNEL" = debug ] && N_UD=200 N_UD1=200 N_SRQ=100
 pingpong() {
 	two_ns
-	for args in "-s 1024" "-s 1 -n 2000" "-e -s 512"; do
+	for args in "-s 1024 -n $N_UD" "-s 1 -n $N_UD1" "-e -s 512 -n $N_UD"; do
 		check "ibv_ud_pingpong $args" pair "ud$(echo "$args" | tr -d ' -')" \
 			"ibv_ud_pingpong -d vhca0 -g $G0 $args" \
 			"$P ibv_ud_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
 	done
 	check "ibv_srq_pingpong -q 4" pair srq \
-		"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n 200" \
-		"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n 200 10.0.0.1"
+		"ibv_srq_pingpong -d vhca0 -g $G0 -q 4 -n $N_SRQ" \
+		"$P ibv_srq_pingpong -d vhca1 -g $G1 -q 4 -n $N_SRQ 10.0.0.1"
 }
 scenario pingpong pingpong 90
 

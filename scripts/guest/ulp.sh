@@ -34,11 +34,12 @@ NETEM="loss 0.5% delay 1ms reorder 2%"
 # Sizes (MiB): of each verified fio job, of the ramdisk, of NFS's file.
 # The debug kernel's checkers see every path of a job (FRWR registration
 # and invalidation, RDMA READ and WRITE of whole 128 KiB commands, the
-# completions) in its first megabytes: 4 MiB a job there, 2 for NFS.
+# completions) in its first megabytes: 2 MiB a job there (512 commands of
+# 4 KiB, 16 of 128 KiB), 2 for NFS.
 # K: lib.sh's tmo factor of time limits (3 on the debug kernel), without
 # a process.
 FIO_MB=8 RD_MB=32 NFS_MB=4 K=1
-[ "$VHCA_KERNEL" = debug ] && FIO_MB=4 NFS_MB=2 K=3
+[ "$VHCA_KERNEL" = debug ] && FIO_MB=2 NFS_MB=2 K=3
 
 # must DESCRIPTION COMMAND...: check, false when it failed: the steps
 # after it, which could only fail too, are not taken.

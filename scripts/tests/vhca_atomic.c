@@ -15,8 +15,10 @@
  * a lost add, an add executed twice (a duplicated request executed again)
  * or two adds interleaving shows in one of these checks.  Then a
  * CMP_AND_SWP that does not match (the counter unchanged, its value
- * returned) and one that does.  The GIDs are indices of RoCE v2 GIDs of
- * port 1.  KTAP results; the exit status counts the failures.
+ * returned) and one that does; then, where both devices have it, an
+ * ATOMIC WRITE (ibv_wr_atomic_write) of the counter, which a FETCH_AND_ADD
+ * after it must find.  The GIDs are indices of RoCE v2 GIDs of port 1.
+ * KTAP results; the exit status counts the failures.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,9 +33,12 @@
 #define MAX_QPS		8
 #define DEPTH		16	/* outstanding atomics per QP */
 #define WAIT_MS		120000
+/* The kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE; rdma-core 44 has no name. */
+#define DEVICE_ATOMIC_WRITE	(1ULL << 40)
 
 struct port {
 	struct ibv_context *ctx;
+	bool atomic_write;	/* IBV_DEVICE_ATOMIC_WRITE */
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_port_attr attr;
@@ -45,18 +50,27 @@ struct port {
 static int port_open(struct port *p, const char *name, const char *gid,
 		     int nqps)
 {
-	struct ibv_qp_init_attr ia = {
+	struct ibv_qp_init_attr_ex ia = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 2 * DEPTH, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
 	};
+	struct ibv_device_attr_ex dev;
 	int i;
 
 	p->gid_index = atoi(gid);
 	p->ctx = open_named(name);
 	if (!p->ctx || ibv_query_port(p->ctx, PORT, &p->attr) ||
-	    ibv_query_gid(p->ctx, PORT, p->gid_index, &p->gid))
+	    ibv_query_gid(p->ctx, PORT, p->gid_index, &p->gid) ||
+	    ibv_query_device_ex(p->ctx, NULL, &dev))
 		return -1;
+	p->atomic_write = dev.device_cap_flags_ex & DEVICE_ATOMIC_WRITE;
+	if (p->atomic_write)
+		ia.send_ops_flags |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 	p->pd = ibv_alloc_pd(p->ctx);
 	p->cq = p->pd ? ibv_create_cq(p->ctx, 4 * DEPTH * nqps, NULL, NULL,
 				      0) : NULL;
@@ -65,7 +79,8 @@ static int port_open(struct port *p, const char *name, const char *gid,
 	ia.send_cq = p->cq;
 	ia.recv_cq = p->cq;
 	for (i = 0; i < nqps; i++) {
-		p->qp[i] = ibv_create_qp(p->pd, &ia);
+		ia.pd = p->pd;
+		p->qp[i] = ibv_create_qp_ex(p->ctx, &ia);
 		if (!p->qp[i])
 			return -1;
 	}
@@ -78,7 +93,8 @@ static int qp_connect(struct ibv_qp *qp, const struct port *from,
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_ATOMIC,
+		.qp_access_flags = IBV_ACCESS_REMOTE_ATOMIC |
+				   IBV_ACCESS_REMOTE_WRITE,
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -193,8 +209,9 @@ static uint64_t fetch_adds(struct port *b, int nqps, uint32_t n,
 	return total;
 }
 
-/* The one completion of a CMP_AND_SWP, successful. */
-static bool one_cmp_swp(struct port *b, const char *what)
+/* The one completion of an atomic of opcode, successful. */
+static bool one_atomic(struct port *b, enum ibv_wc_opcode opcode,
+		       const char *what)
 {
 	double end = now_ms() + WAIT_MS;
 	struct ibv_wc wc;
@@ -202,14 +219,51 @@ static bool one_cmp_swp(struct port *b, const char *what)
 
 	while (!(k = ibv_poll_cq(b->cq, 1, &wc)) && now_ms() < end)
 		;
-	if (k != 1 || wc.status != IBV_WC_SUCCESS ||
-	    wc.opcode != IBV_WC_COMP_SWAP) {
+	if (k != 1 || wc.status != IBV_WC_SUCCESS || wc.opcode != opcode) {
 		result(false, what, "%d completions, status %s, opcode %d", k,
 		       k == 1 ? ibv_wc_status_str(wc.status) : "-",
 		       k == 1 ? (int)wc.opcode : -1);
 		return false;
 	}
 	return true;
+}
+
+/*
+ * An ATOMIC WRITE of counter[1], then a FETCH_AND_ADD of 0 on the same QP,
+ * which must return the value written; the words around it untouched.
+ */
+static void atomic_write(struct port *b, uint64_t *results, uint64_t i,
+			 uint32_t lkey, uint64_t *counter, uint32_t rkey)
+{
+	const uint64_t value = 0xfedcba9876543210ULL;
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(b->qp[0]);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 3;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, rkey, (uintptr_t)&counter[1], &value);
+	if (ibv_wr_complete(qpx) ||
+	    !one_atomic(b, IBV_WC_ATOMIC_WRITE, "ATOMIC WRITE completes")) {
+		result(false, "ATOMIC WRITE", "errno %d", errno);
+		return;
+	}
+	result(counter[1] == value, "ATOMIC WRITE: the counter holds the value",
+	       "%#llx", (unsigned long long)counter[1]);
+	if (post_atomic(b->qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 4, &results[i],
+			lkey, &counter[1], rkey, 0, 0) ||
+	    !one_atomic(b, IBV_WC_FETCH_ADD,
+			"FETCH_AND_ADD after the ATOMIC WRITE completes")) {
+		result(false, "FETCH_AND_ADD", "errno %d", errno);
+		return;
+	}
+	result(results[i] == value,
+	       "FETCH_AND_ADD after the ATOMIC WRITE returns its value",
+	       "%#llx", (unsigned long long)results[i]);
+	result(counter[0] == 0xa5a5a5a5a5a5a5a5ULL &&
+	       counter[2] == 0xa5a5a5a5a5a5a5a5ULL,
+	       "ATOMIC WRITE: the words around the counter untouched",
+	       "%#llx, %#llx", (unsigned long long)counter[0],
+	       (unsigned long long)counter[2]);
 }
 
 int main(int argc, char **argv)
@@ -244,10 +298,11 @@ int main(int argc, char **argv)
 	memset(counter, 0xa5, 4096);
 	counter[1] = base;
 	amr = ibv_reg_mr(a.pd, counter, 4096, IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_ATOMIC);
+			 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_WRITE);
 	bmr = ibv_reg_mr(b.pd, results, (want + 1) * sizeof(*results),
 			 IBV_ACCESS_LOCAL_WRITE);
-	result(amr && bmr, "register the counter (remote atomic) and results",
+	result(amr && bmr,
+	       "register the counter (remote atomic, write) and results",
 	       "errno %d", errno);
 	if (!amr || !bmr)
 		return exit_status();
@@ -293,7 +348,8 @@ int main(int argc, char **argv)
 	/* A compare that fails, then one that matches. */
 	if (post_atomic(b.qp[0], IBV_WR_ATOMIC_CMP_AND_SWP, 1, &results[want],
 			bmr->lkey, &counter[1], amr->rkey, base, 7) ||
-	    !one_cmp_swp(&b, "CMP_AND_SWP that does not match completes")) {
+	    !one_atomic(&b, IBV_WC_COMP_SWAP,
+			       "CMP_AND_SWP that does not match completes")) {
 		result(false, "CMP_AND_SWP", "errno %d", errno);
 		return exit_status();
 	}
@@ -305,7 +361,8 @@ int main(int argc, char **argv)
 	if (post_atomic(b.qp[1 % nqps], IBV_WR_ATOMIC_CMP_AND_SWP, 2,
 			&results[want], bmr->lkey, &counter[1], amr->rkey,
 			base + want, 0x0123456789abcdefULL) ||
-	    !one_cmp_swp(&b, "CMP_AND_SWP that matches completes")) {
+	    !one_atomic(&b, IBV_WC_COMP_SWAP,
+			       "CMP_AND_SWP that matches completes")) {
 		result(false, "CMP_AND_SWP", "errno %d", errno);
 		return exit_status();
 	}
@@ -315,5 +372,9 @@ int main(int argc, char **argv)
 	       "returned %#llx, counter %#llx",
 	       (unsigned long long)results[want],
 	       (unsigned long long)counter[1]);
+	if (a.atomic_write && b.atomic_write)
+		atomic_write(&b, results, want, bmr->lkey, counter, amr->rkey);
+	else
+		ktap_skip("ATOMIC WRITE", "a device without it");
 	return exit_status();
 }

@@ -618,15 +618,17 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 	w->wr_id = rnd();
 	/*
 	 * Plausible: the opcodes of the QP's type (UD: the two SENDs; RC:
-	 * WRITEs, SENDs, READ, SEND with Invalidate, the atomics); else the
-	 * kernel QPs' local operations, the atomics, or anything.
+	 * WRITEs, SENDs, READ, SEND with Invalidate, the atomics, ATOMIC
+	 * WRITE); else the kernel QPs' local operations, the atomics, or
+	 * anything.
 	 */
 	if (!odd())
 		w->opcode = qi == FQ_UD ? VHCA_WR_SEND + below(2) :
 			    chance(75) ? below(6) :
-			    VHCA_WR_ATOMIC_CMP_AND_SWP + below(2);
+			    chance(67) ? VHCA_WR_ATOMIC_CMP_AND_SWP + below(2) :
+			    VHCA_WR_ATOMIC_WRITE;
 	else
-		w->opcode = chance(50) ? VHCA_WR_SEND_WITH_INV + below(5) :
+		w->opcode = chance(50) ? VHCA_WR_SEND_WITH_INV + below(7) :
 			    below(256);
 	w->flags = !odd() ? VHCA_WQE_SIGNALED | (below(8) & ~VHCA_WQE_INLINE) :
 		   below(256);

@@ -108,6 +108,12 @@ enum vhca_wr_opcode {
 	 */
 	VHCA_WR_ATOMIC_CMP_AND_SWP = 8,
 	VHCA_WR_ATOMIC_FETCH_AND_ADD = 9,
+	/*
+	 * An 8-byte atomic store at the aligned remote address of atomic:
+	 * the 8 bytes of atomic.swap, in memory order (no SGEs, no inline
+	 * data).
+	 */
+	VHCA_WR_ATOMIC_WRITE = 11,
 };
 
 enum {

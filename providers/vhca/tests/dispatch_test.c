@@ -2042,7 +2042,6 @@ static void test_qpex_refused(struct objs *o)
 		{ IBV_QP_EX_WITH_LOCAL_INV, "local invalidate" },
 		{ IBV_QP_EX_WITH_SEND_WITH_INV, "send with invalidate" },
 		{ IBV_QP_EX_WITH_TSO, "TSO" },
-		{ IBV_QP_EX_WITH_ATOMIC_WRITE, "atomic write" },
 	};
 	unsigned int creates = fk.cmds[IB_USER_VERBS_CMD_CREATE_QP];
 	char name[96];
@@ -2068,6 +2067,11 @@ static void test_qpex_refused(struct objs *o)
 	check(!qp && errno == EOPNOTSUPP,
 	      "create_qp_ex: an atomic on a UD QP EOPNOTSUPP", "errno %d",
 	      errno);
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	check(!qp && errno == EOPNOTSUPP,
+	      "create_qp_ex: an ATOMIC WRITE on a UD QP EOPNOTSUPP",
+	      "errno %d", errno);
 	errno = 0;
 	qp = create_qp_ex(o, IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ);
 	check(!qp && errno == EOPNOTSUPP,
@@ -2299,6 +2303,105 @@ static void test_qpex_rc(struct objs *o)
 	      "head %u", ret, db->head[0]);
 	check(!ibv_destroy_qp(qp) && unmapped(fqp->sq.ring),
 	      "destroy the ibv_qp_ex QP", "failed");
+}
+
+/*
+ * Creation flags: none is vhca's, so an empty set is taken (as pyverbs'
+ * QP tests ask, the mask set and no flag) and any flag refused.
+ */
+static void test_qpex_create_flags(struct objs *o)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = o->cq, .recv_cq = o->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 10, .max_recv_wr = 4,
+			 .max_send_sge = 3, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = o->pd,
+	};
+	unsigned int creates = fk.cmds[IB_USER_VERBS_CMD_CREATE_QP];
+	struct ibv_qp *qp;
+
+	qp = ibv_create_qp_ex(o->ctx, &attr);
+	check(qp && fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates + 1 &&
+	      attr.cap.max_send_wr >= 10,
+	      "create_qp_ex with the creation flags' mask and no flag",
+	      "errno %d", errno);
+	check(qp && !ibv_destroy_qp(qp), "destroy it", "failed");
+	attr.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+	errno = 0;
+	qp = ibv_create_qp_ex(o->ctx, &attr);
+	check(!qp && errno == EOPNOTSUPP &&
+	      fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates + 1,
+	      "create_qp_ex with a creation flag: EOPNOTSUPP, no command",
+	      "qp %p, errno %d", (void *)qp, errno);
+}
+
+/*
+ * ATOMIC WRITE, by ibv_wr_atomic_write and by post_send: the 8 bytes in
+ * the WQE (atomic.swap), no SGEs; a setter after it, or a post_send whose
+ * SGE is not 8 bytes, is refused.
+ */
+static void test_atomic_write(struct objs *o)
+{
+	const uint64_t value = 0x0102030405060708ULL;
+	uint64_t local = 0x1112131415161718ULL;
+	struct ibv_sge sge = { (uintptr_t)&local, 8, 0x21 };
+	struct ibv_send_wr wr = {
+		.wr_id = 0x502, .opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge,
+		.num_sge = 1, .wr.rdma = { 0x9000, 0x4444 },
+	}, *bad;
+	const struct vhca_send_wqe *w;
+	struct vhca_db_rec *db;
+	struct ibv_qp_ex *qpx;
+	struct fake_qp *fqp;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = create_qp_ex(o, IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	fqp = qp ? find_qp(qp->handle) : NULL;
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	check(fqp && qpx, "create_qp_ex with ATOMIC WRITE", "errno %d",
+	      errno);
+	if (!fqp || !qpx)
+		return;
+	db = &fk.dbk[fqp->db_index];
+	modify_state(qp, IBV_QPS_INIT);
+	modify_state(qp, IBV_QPS_RTR);
+	modify_state(qp, IBV_QPS_RTS);
+
+	qpex_batch_start(qpx, 0x500, IBV_SEND_SIGNALED);
+	ibv_wr_atomic_write(qpx, 0x3333, 0x8000, &value);
+	ret = ibv_wr_complete(qpx);
+	w = sq_slot(fqp, 0);
+	check(!ret && db->head[0] == 1 && w->wr_id == 0x500 &&
+	      w->opcode == VHCA_WR_ATOMIC_WRITE &&
+	      w->flags == VHCA_WQE_SIGNALED && !w->num_sge &&
+	      !w->inline_len && w->atomic.remote_addr == 0x8000 &&
+	      w->atomic.rkey == 0x3333 && w->atomic.swap == value,
+	      "wr_atomic_write: WQE bytes, the value in atomic.swap",
+	      "ret %d, opcode %u, swap %#llx", ret, w->opcode,
+	      (unsigned long long)w->atomic.swap);
+	qpex_batch_start(qpx, 0x501, 0);
+	ibv_wr_atomic_write(qpx, 0x3333, 0x8000, &value);
+	ibv_wr_set_sge(qpx, 1, 2, 8);
+	ret = ibv_wr_complete(qpx);
+	check(ret == EINVAL && db->head[0] == 1,
+	      "wr_atomic_write then wr_set_sge: wr_complete EINVAL",
+	      "ret %d, head %u", ret, db->head[0]);
+
+	ret = ibv_post_send(qp, &wr, &bad);
+	w = sq_slot(fqp, 1);
+	check(!ret && db->head[0] == 2 && w->opcode == VHCA_WR_ATOMIC_WRITE &&
+	      !w->num_sge && w->atomic.remote_addr == 0x9000 &&
+	      w->atomic.rkey == 0x4444 && w->atomic.swap == local,
+	      "post_send ATOMIC WRITE: its SGE's 8 bytes in the WQE",
+	      "ret %d, swap %#llx", ret, (unsigned long long)w->atomic.swap);
+	sge.length = 4;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr && db->head[0] == 2,
+	      "post_send ATOMIC WRITE of 4 bytes: EINVAL", "ret %d", ret);
+	check(!ibv_destroy_qp(qp), "destroy the ATOMIC WRITE QP", "failed");
 }
 
 /* UD: the address of a datagram, and RDMA refused on it. */
@@ -2598,6 +2701,8 @@ static void test_verbs(struct ibv_device *dev)
 		test_ud(&o);
 		test_qpex_refused(&o);
 		test_qpex_rc(&o);
+		test_atomic_write(&o);
+		test_qpex_create_flags(&o);
 		test_qpex_ud(&o);
 		test_rereg_mr(&o);
 		test_reset_discards(&o);

@@ -59,10 +59,18 @@ static inline bool vhca_wr_atomic(u8 wr_opcode)
 }
 
 /*
- * A READ or an atomic: one request, completed by its responses only, held
- * by the responder in one of its max_dest_rd_atomic resources.
+ * A READ, an atomic or an ATOMIC WRITE: one request, completed by its
+ * responses only (an ATOMIC WRITE's: a READ response without payload),
+ * held by the responder in one of its max_dest_rd_atomic resources.
  */
 static inline bool vhca_wr_rd_atomic(u8 wr_opcode)
+{
+	return wr_opcode == VHCA_WR_RDMA_READ ||
+	       wr_opcode == VHCA_WR_ATOMIC_WRITE || vhca_wr_atomic(wr_opcode);
+}
+
+/* A request that carries no payload: a READ or an atomic. */
+static inline bool vhca_wr_no_payload(u8 wr_opcode)
 {
 	return wr_opcode == VHCA_WR_RDMA_READ || vhca_wr_atomic(wr_opcode);
 }

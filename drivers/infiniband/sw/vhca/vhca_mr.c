@@ -562,12 +562,20 @@ static int vhca_kbuf_atomic(struct vhca_atomic *atomic, void *mem, u32 n)
 
 	if (n != sizeof(*word) || !IS_ALIGNED((uintptr_t)mem, sizeof(*word)))
 		return -EINVAL;
-	if (atomic->cmp_swap)
+	switch (atomic->op) {
+	case VHCA_ATOMIC_CMP_SWAP:
 		atomic->orig = cmpxchg64(word, atomic->compare_add,
 					 atomic->swap);
-	else
+		break;
+	case VHCA_ATOMIC_FETCH_ADD:
 		atomic->orig = atomic64_fetch_add(atomic->compare_add,
 						  (atomic64_t *)word);
+		break;
+	case VHCA_ATOMIC_WRITE:
+		/* After every store the requests before it placed. */
+		smp_store_release(word, atomic->swap);
+		break;
+	}
 	return 0;
 }
 

@@ -265,9 +265,15 @@ int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
 		     struct sk_buff *skb, u32 skb_off, u32 len,
 		     enum vhca_copy_dir dir);
 
+enum vhca_atomic_op {
+	VHCA_ATOMIC_FETCH_ADD,
+	VHCA_ATOMIC_CMP_SWAP,
+	VHCA_ATOMIC_WRITE,	/* stores swap */
+};
+
 /* An 8-byte atomic's operands, and the value it found (orig). */
 struct vhca_atomic {
-	bool cmp_swap;		/* compare and swap, else fetch and add */
+	enum vhca_atomic_op op;
 	u64 compare_add;
 	u64 swap;
 	u64 orig;
@@ -277,7 +283,8 @@ struct vhca_atomic {
  * For the engine, any context (no sleeping): execute the atomic on the
  * 8 bytes at iova of mr, found by key, with the CPU's atomic instructions
  * (atomic with respect to the CPUs' and every vhca device's atomics on that
- * memory).  PD and access are the caller's to check, as for the copies,
+ * memory; an ATOMIC WRITE's store is a release, after everything placed
+ * before it).  PD and access are the caller's to check, as for the copies,
  * which refuse the same way; also -EINVAL when iova is not 8-byte aligned
  * or the 8 bytes are not one aligned word of memory.
  */

@@ -78,6 +78,7 @@ static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_ATOMIC_ACKNOWLEDGE, ONLY, AETH, ATMACK, NONE),
 	OP(RC_COMPARE_SWAP, ONLY, ATMETH, NONE, NONE),
 	OP(RC_FETCH_ADD, ONLY, ATMETH, NONE, NONE),
+	OP(RC_ATOMIC_WRITE, ONLY, PAYLOAD, RETH, NONE),
 	/* UC: RC's SEND and WRITE operations, transport 1 (0x20 + op). */
 	OP(UC_SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
 	OP(UC_SEND_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
@@ -108,8 +109,12 @@ u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
 {
 	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(opcode);
 
-	/* RC requests: the opcodes up to READ_REQUEST, IETH, AtomicETH. */
+	/*
+	 * RC requests: the opcodes up to READ_REQUEST, IETH, AtomicETH,
+	 * ATOMIC WRITE.
+	 */
 	if (!oi || (opcode > IB_OPCODE_RC_RDMA_READ_REQUEST &&
+		    opcode != IB_OPCODE_RC_ATOMIC_WRITE &&
 		    !(oi->flags & (VHCA_PKT_IETH | VHCA_PKT_ATMETH))) ||
 	    !(oi->flags & VHCA_PKT_LAST))
 		return msn & VHCA_PSN_MASK;

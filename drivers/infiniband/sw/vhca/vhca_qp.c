@@ -20,6 +20,8 @@ enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case VHCA_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}

@@ -116,6 +116,7 @@ struct vhca_rd_res {
 	u32 msn;			/* the MSN its responses carry */
 	struct vhca_rd_reply reply;
 	bool atomic;			/* an atomic's: its result, kept */
+	bool atomic_write;		/* ... an ATOMIC WRITE's (no value) */
 	u64 orig;			/* the value the atomic found */
 };
 

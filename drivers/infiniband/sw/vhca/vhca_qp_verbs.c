@@ -389,6 +389,8 @@ static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_FETCH_AND_ADD :
 					   -EINVAL;
+	case IB_WR_ATOMIC_WRITE:
+		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_WRITE : -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -440,9 +442,21 @@ static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 		return 0;
 	}
 	if (op == VHCA_WR_RDMA_WRITE || op == VHCA_WR_RDMA_WRITE_WITH_IMM ||
-	    op == VHCA_WR_RDMA_READ) {
+	    op == VHCA_WR_RDMA_READ || op == VHCA_WR_ATOMIC_WRITE) {
 		wqe->rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	/*
+	 * An ATOMIC WRITE (an ib_rdma_wr) stores the 8 bytes of its one
+	 * SGE, read now, as inline data is (rdma-core's ibv_wr_atomic_write
+	 * takes them from a pointer too); the WQE carries them.
+	 */
+	if (op == VHCA_WR_ATOMIC_WRITE) {
+		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64))
+			return -EINVAL;
+		memcpy(&wqe->atomic.swap,
+		       (void *)(uintptr_t)wr->sg_list[0].addr, sizeof(u64));
+		return 0;
 	}
 	if (!vhca_qp_connected(qp)) {
 		if (!ud_wr(wr)->ah)

@@ -112,7 +112,7 @@ static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
 		return opcode == VHCA_WR_SEND || opcode == VHCA_WR_SEND_WITH_IMM ||
 		       opcode == VHCA_WR_RDMA_WRITE ||
 		       opcode == VHCA_WR_RDMA_WRITE_WITH_IMM;
-	return opcode <= VHCA_WR_SEND_WITH_INV || vhca_wr_atomic(opcode);
+	return opcode <= VHCA_WR_SEND_WITH_INV || vhca_wr_rd_atomic(opcode);
 }
 
 /*
@@ -134,7 +134,8 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
 	wqe->hdr.rdma.rkey = READ_ONCE(slot->rdma.rkey);
-	if (vhca_wr_atomic(wqe->hdr.opcode)) {
+	if (vhca_wr_atomic(wqe->hdr.opcode) ||
+	    wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE) {
 		wqe->hdr.atomic.compare_add = READ_ONCE(slot->atomic.compare_add);
 		wqe->hdr.atomic.swap = READ_ONCE(slot->atomic.swap);
 	}
@@ -143,9 +144,14 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 
 	if (!vhca_req_opcode_ok(qp, wqe->hdr.opcode)) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
+	} else if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE) {
+		/* Its 8 bytes are atomic.swap: no SGEs, no inline data. */
+		if (wqe->hdr.num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE))
+			wqe->wc_status = IB_WC_LOC_LEN_ERR;
+		len = sizeof(u64);
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
 		if (wqe->hdr.inline_len > qp->max_inline ||
-		    vhca_wr_rd_atomic(wqe->hdr.opcode))
+		    vhca_wr_no_payload(wqe->hdr.opcode))
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		else
 			memcpy(wqe->data, sge, wqe->hdr.inline_len);
@@ -206,6 +212,8 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 		return IB_OPCODE_RC_COMPARE_SWAP;
 	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_OPCODE_RC_FETCH_ADD;
+	case VHCA_WR_ATOMIC_WRITE:
+		return IB_OPCODE_RC_ATOMIC_WRITE;
 	default:
 		return IB_OPCODE_RC_RDMA_READ_REQUEST;
 	}
@@ -231,7 +239,8 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 			  (uc ? IB_OPCODE_UC : IB_OPCODE_RC),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
-		.paylen = rd_atomic ? 0 : vhca_pkt_seg_len(wqe->len, mtu, n),
+		.paylen = vhca_wr_no_payload(wqe->hdr.opcode) ? 0 :
+			  vhca_pkt_seg_len(wqe->len, mtu, n),
 		/* Nothing acknowledges UC. */
 		.ackreq = !uc && (last || !((n + 1) % VHCA_REQ_ACK_EVERY)),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
@@ -262,7 +271,9 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 	skb = vhca_tx_build(vdev, &pkt, &payload);
 	if (IS_ERR(skb))
 		return 0;	/* lost: the timer resends it */
-	if (wqe->hdr.flags & VHCA_WQE_INLINE)
+	if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE)
+		memcpy(payload, &wqe->hdr.atomic.swap, pkt.paylen);
+	else if (wqe->hdr.flags & VHCA_WQE_INLINE)
 		memcpy(payload, wqe->data + n * mtu, pkt.paylen);
 	else if (pkt.paylen)
 		err = vhca_sge_copy(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,

@@ -350,13 +350,19 @@ static struct vhca_rd_res *vhca_resp_atomic_find(struct vhca_qp *qp, u32 psn)
 	return NULL;
 }
 
-/* The answer of the atomic that res holds, onto list. */
+/*
+ * The answer of the atomic that res holds, onto list: an ATOMIC
+ * ACKNOWLEDGE with the value found, or for an ATOMIC WRITE a READ
+ * response without payload.
+ */
 static void vhca_resp_atomic_ack(struct vhca_qp *qp,
 				 const struct vhca_rd_res *res,
 				 struct sk_buff_head *list)
 {
 	struct vhca_pkt pkt = {
-		.opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+		.opcode = res->atomic_write ?
+			  IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			  IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = res->psn,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
@@ -372,34 +378,29 @@ static void vhca_resp_atomic_ack(struct vhca_qp *qp,
 }
 
 /*
- * A new atomic request: the QP's and the MR's remote atomic access, PD and
- * bounds checked (a misaligned address is an invalid request, as the IBTA
+ * A new atomic request: the QP's and the MR's access (remote atomic, or
+ * remote write for an ATOMIC WRITE), PD and bounds checked (a misaligned address is an invalid request, as the IBTA
  * has it), executed once, its result kept in a responder resource (one
  * of max_dest_rd_atomic, which READs and atomics share) and answered.
  * 0 or a NAK code.
  */
 static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			    struct vhca_atomic atomic, int access,
 			    struct sk_buff_head *list)
 {
-	struct vhca_atomic atomic = {
-		.cmp_swap = pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
-		.compare_add = pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP ?
-			       pkt->atm_compare : pkt->atm_swap_add,
-		.swap = pkt->atm_swap_add,
-	};
 	struct vhca_rd_res *res;
 	struct vhca_mr *mr;
 	int err;
 
 	if (!IS_ALIGNED(pkt->reth_va, sizeof(u64)))
 		return VHCA_NAK_INVALID_REQ;
-	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+	if (!(qp->attr.qp_access_flags & access))
 		return VHCA_NAK_REM_ACCESS_ERR;
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
 	if (!mr)
 		return VHCA_NAK_REM_ACCESS_ERR;
 	err = vhca_mr_check(mr, pkt->reth_rkey, qp->ibqp.pd, pkt->reth_va,
-			    sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+			    sizeof(u64), access);
 	res = err ? NULL : vhca_resp_rd_take(qp);
 	if (res)
 		err = vhca_mr_atomic(mr, pkt->reth_rkey, pkt->reth_va, &atomic);
@@ -421,10 +422,44 @@ static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		.npsn = 1,
 		.msn = qp->resp.msn,
 		.atomic = true,
+		.atomic_write = atomic.op == VHCA_ATOMIC_WRITE,
 		.orig = atomic.orig,
 	};
 	vhca_resp_atomic_ack(qp, res, list);
 	return 0;
+}
+
+/* A new CMP_SWAP or FETCH_ADD request (vhca_resp_atomic()). */
+static int vhca_resp_atomic_eth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+				struct sk_buff_head *list)
+{
+	bool cmp_swap = pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	struct vhca_atomic atomic = {
+		.op = cmp_swap ? VHCA_ATOMIC_CMP_SWAP : VHCA_ATOMIC_FETCH_ADD,
+		.compare_add = cmp_swap ? pkt->atm_compare : pkt->atm_swap_add,
+		.swap = pkt->atm_swap_add,
+	};
+
+	return vhca_resp_atomic(qp, pkt, atomic, IB_ACCESS_REMOTE_ATOMIC, list);
+}
+
+/*
+ * A new ATOMIC WRITE request: its RETH names exactly the 8 bytes its
+ * payload carries (anything else is an invalid request), stored with
+ * remote write access, as rxe has it (vhca_resp_atomic()).
+ */
+static int vhca_resp_atomic_write(struct vhca_qp *qp,
+				  const struct vhca_pkt *pkt,
+				  struct sk_buff *skb, u32 off,
+				  struct sk_buff_head *list)
+{
+	struct vhca_atomic atomic = { .op = VHCA_ATOMIC_WRITE };
+
+	/* The payload's 8 bytes land as they came, in memory order. */
+	if (pkt->reth_len != sizeof(u64) || pkt->paylen != sizeof(u64) ||
+	    skb_copy_bits(skb, off, &atomic.swap, sizeof(u64)))
+		return VHCA_NAK_INVALID_REQ;
+	return vhca_resp_atomic(qp, pkt, atomic, IB_ACCESS_REMOTE_WRITE, list);
 }
 
 /* How a request fails: what its receive WQE says, and the NAK. */
@@ -650,7 +685,11 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 				     vhca_resp_read(qp, pkt, npsn);
 	if (opflags & VHCA_PKT_ATMETH)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
-				     vhca_resp_atomic(qp, pkt, list);
+				     vhca_resp_atomic_eth(qp, pkt, list);
+	if (pkt->opcode == IB_OPCODE_RC_ATOMIC_WRITE)
+		return msg->active ? VHCA_NAK_INVALID_REQ :
+				     vhca_resp_atomic_write(qp, pkt, skb, off,
+							    list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
@@ -713,7 +752,9 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
 		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 			vhca_resp_read_again(qp, pkt, npsn);
-		else if (vhca_pkt_opinfo(pkt->opcode)->flags & VHCA_PKT_ATMETH)
+		else if ((vhca_pkt_opinfo(pkt->opcode)->flags &
+			  VHCA_PKT_ATMETH) ||
+			 pkt->opcode == IB_OPCODE_RC_ATOMIC_WRITE)
 			vhca_resp_atomic_again(qp, pkt, list);
 		else
 			vhca_tx_queue_ack(qp,
@@ -786,6 +827,7 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	qp->resp.psn = vhca_psn_add(pkt->psn, npsn);
 	/* READs and atomics are answered with their responses. */
 	if (pkt->ackreq && pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	    pkt->opcode != IB_OPCODE_RC_ATOMIC_WRITE &&
 	    !(opflags & VHCA_PKT_ATMETH))
 		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 				  pkt->psn, &list);

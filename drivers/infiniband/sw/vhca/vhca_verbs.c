@@ -23,7 +23,8 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_wr = VHCA_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_ATOMIC_WRITE;
 	attr->max_fast_reg_page_list_len = VHCA_MAX_FAST_REG_PAGES;
 	attr->max_send_sge = VHCA_MAX_SGE;
 	attr->max_recv_sge = VHCA_MAX_SGE;
