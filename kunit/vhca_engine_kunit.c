@@ -1858,6 +1858,18 @@ static void post_atomic(struct engine_test *t, u64 wr_id, u8 opcode,
 	sq_publish(t);
 }
 
+/* An ATOMIC WRITE WQE: value stored at remote_addr under rkey. */
+static void post_atomic_write(struct engine_test *t, u64 wr_id, u64 value,
+			      u64 remote_addr, u32 rkey)
+{
+	struct vhca_send_wqe *wqe = sq_slot(t, wr_id, VHCA_WR_ATOMIC_WRITE);
+
+	wqe->atomic.remote_addr = remote_addr;
+	wqe->atomic.rkey = rkey;
+	wqe->atomic.swap = value;
+	sq_publish(t);
+}
+
 /*
  * One atomic end to end: the request, executed by the responder, its
  * ATOMIC ACKNOWLEDGE carrying the value found, which lands in the
@@ -1977,19 +1989,23 @@ static void engine_atomic_duplicate(struct kunit *test)
 }
 
 /*
- * An atomic the responder refuses: NAKed with nak, the requester's WQE
- * completed with status, the remote word untouched.
+ * An atomic (a FETCH_AND_ADD, or with write an ATOMIC WRITE) the responder
+ * refuses: NAKed with nak, the requester's WQE completed with status, the
+ * remote word untouched.
  */
 static void atomic_refused(struct kunit *test, struct engine_test *t,
-			   u64 remote_addr, u32 rkey, enum vhca_nak_code nak,
-			   enum ib_wc_status status)
+			   bool write, u64 remote_addr, u32 rkey,
+			   enum vhca_nak_code nak, enum ib_wc_status status)
 {
 	u64 *word = (u64 *)t->remote, *result = (u64 *)t->local;
 	struct vhca_pkt pkt;
 
 	*word = 7;
-	post_atomic(t, 1, VHCA_WR_ATOMIC_FETCH_AND_ADD, result, 8,
-		    remote_addr, rkey, 1, 0);
+	if (write)
+		post_atomic_write(t, 1, 9, remote_addr, rkey);
+	else
+		post_atomic(t, 1, VHCA_WR_ATOMIC_FETCH_AND_ADD, result, 8,
+			    remote_addr, rkey, 1, 0);
 	vhca_req_run(t->req);
 	loop_sent(t);
 	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
@@ -2005,7 +2021,7 @@ static void engine_atomic_misaligned(struct kunit *test)
 	struct engine_test *t = test->priv;
 	struct ib_mr *mr = atomic_mr(test, t);
 
-	atomic_refused(test, t, (uintptr_t)t->remote + 4, mr->rkey,
+	atomic_refused(test, t, false, (uintptr_t)t->remote + 4, mr->rkey,
 		       VHCA_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR);
 	vhca_dereg_mr(mr, NULL);
 }
@@ -2017,7 +2033,7 @@ static void engine_atomic_mr_access(struct kunit *test)
 	struct ib_mr *mr = atomic_mr(test, t);
 
 	/* The QP grants remote atomics; t->mr, read and write only, does not. */
-	atomic_refused(test, t, (uintptr_t)t->remote, t->mr->rkey,
+	atomic_refused(test, t, false, (uintptr_t)t->remote, t->mr->rkey,
 		       VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
 	vhca_dereg_mr(mr, NULL);
 }
@@ -2031,7 +2047,7 @@ static void engine_atomic_qp_access(struct kunit *test)
 	mutex_lock(&t->resp->mutex);
 	t->resp->attr.qp_access_flags &= ~IB_ACCESS_REMOTE_ATOMIC;
 	mutex_unlock(&t->resp->mutex);
-	atomic_refused(test, t, (uintptr_t)t->remote, mr->rkey,
+	atomic_refused(test, t, false, (uintptr_t)t->remote, mr->rkey,
 		       VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
 	vhca_dereg_mr(mr, NULL);
 }
@@ -2052,18 +2068,6 @@ static void engine_atomic_local_len(struct kunit *test)
 	expect_nothing_sent(test);
 	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_LEN_ERR, 0);
 	vhca_dereg_mr(mr, NULL);
-}
-
-/* An ATOMIC WRITE WQE: value stored at remote_addr under rkey. */
-static void post_atomic_write(struct engine_test *t, u64 wr_id, u64 value,
-			      u64 remote_addr, u32 rkey)
-{
-	struct vhca_send_wqe *wqe = sq_slot(t, wr_id, VHCA_WR_ATOMIC_WRITE);
-
-	wqe->atomic.remote_addr = remote_addr;
-	wqe->atomic.rkey = rkey;
-	wqe->atomic.swap = value;
-	sq_publish(t);
 }
 
 /*
@@ -2116,36 +2120,13 @@ static void engine_atomic_write(struct kunit *test)
 	expect_nothing_sent(test);
 }
 
-/*
- * An ATOMIC WRITE the responder refuses: NAKed with nak, the requester's
- * WQE completed with status, the word untouched.
- */
-static void atomic_write_refused(struct kunit *test, struct engine_test *t,
-				 u64 remote_addr, u32 rkey,
-				 enum vhca_nak_code nak,
-				 enum ib_wc_status status)
-{
-	u64 *word = (u64 *)t->remote;
-	struct vhca_pkt pkt;
-
-	*word = 7;
-	post_atomic_write(t, 1, 9, remote_addr, rkey);
-	vhca_req_run(t->req);
-	loop_sent(t);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
-	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome, vhca_aeth_nak(nak));
-	deliver(test, t, &pkt, 0);
-	expect_cqe(test, t->send_cq, 1, status, 0);
-	KUNIT_EXPECT_EQ(test, *word, 7ULL);
-}
-
 /* A misaligned address is an invalid request, as for the atomics. */
 static void engine_atomic_write_misaligned(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
 
-	atomic_write_refused(test, t, (uintptr_t)t->remote + 4, t->mr->rkey,
-			     VHCA_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR);
+	atomic_refused(test, t, true, (uintptr_t)t->remote + 4, t->mr->rkey,
+		       VHCA_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR);
 }
 
 /*
@@ -2157,8 +2138,8 @@ static void engine_atomic_write_mr_access(struct kunit *test)
 	struct engine_test *t = test->priv;
 	struct ib_mr *mr = atomic_mr(test, t);
 
-	atomic_write_refused(test, t, (uintptr_t)t->remote, mr->rkey,
-			     VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
+	atomic_refused(test, t, true, (uintptr_t)t->remote, mr->rkey,
+		       VHCA_NAK_REM_ACCESS_ERR, IB_WC_REM_ACCESS_ERR);
 	vhca_dereg_mr(mr, NULL);
 }
 

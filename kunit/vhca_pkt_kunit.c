@@ -520,6 +520,7 @@ static void vhca_pkt_msn(struct kunit *test)
 		IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
 		IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
 		IB_OPCODE_RC_COMPARE_SWAP, IB_OPCODE_RC_FETCH_ADD,
+		IB_OPCODE_RC_ATOMIC_WRITE,
 	};
 	unsigned int op, i, n = 0;
 	bool end;

@@ -175,6 +175,17 @@ static void vhca_comp_rd_atomic_done(struct vhca_qp *qp,
 	res->kick = true;
 }
 
+/* The one response (of PSN psn) of the oldest WQE, an atomic, came. */
+static bool vhca_comp_one_response(struct vhca_qp *qp, u32 psn,
+				   struct vhca_comp_result *res)
+{
+	qp->comp.psn = vhca_psn_add(psn, 1);
+	qp->comp.acked_psn = qp->comp.psn;
+	vhca_comp_rd_atomic_done(qp, res);
+	res->acked = true;
+	return true;
+}
+
 /*
  * The response of the oldest outstanding WQE, an ATOMIC WRITE: a READ
  * response ONLY without payload, an ACK (the store is done).  Another PSN
@@ -190,11 +201,7 @@ static bool vhca_comp_atomic_write_ack(struct vhca_qp *qp,
 	    pkt->paylen || pkt->psn != wqe->first_psn ||
 	    (pkt->aeth_syndrome & VHCA_AETH_TYPE_MASK) != VHCA_AETH_ACK)
 		return false;
-	qp->comp.psn = vhca_psn_add(pkt->psn, 1);
-	qp->comp.acked_psn = qp->comp.psn;
-	vhca_comp_rd_atomic_done(qp, res);
-	res->acked = true;
-	return true;
+	return vhca_comp_one_response(qp, pkt->psn, res);
 }
 
 /*
@@ -267,11 +274,7 @@ static bool vhca_comp_atomic_ack(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 					      IB_WC_LOC_PROT_ERR;
 		return false;
 	}
-	qp->comp.psn = vhca_psn_add(pkt->psn, 1);
-	qp->comp.acked_psn = qp->comp.psn;
-	vhca_comp_rd_atomic_done(qp, res);
-	res->acked = true;
-	return true;
+	return vhca_comp_one_response(qp, pkt->psn, res);
 }
 
 /*
