@@ -86,6 +86,25 @@ static const struct {
 	  VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 40 },
 	{ IB_OPCODE_RC_ATOMIC_WRITE, IB_OPCODE_RC_ATOMIC_WRITE,
 	  F_RETH | F_PAY | VHCA_PKT_ONLY, 28 },
+	/* UC: the IBA's values, 0x20 to 0x2b. */
+	{ 0x20, IB_OPCODE_UC_SEND_FIRST, F_PAY | VHCA_PKT_FIRST, 12 },
+	{ 0x21, IB_OPCODE_UC_SEND_MIDDLE, F_PAY | VHCA_PKT_MIDDLE, 12 },
+	{ 0x22, IB_OPCODE_UC_SEND_LAST, F_PAY | VHCA_PKT_LAST, 12 },
+	{ 0x23, IB_OPCODE_UC_SEND_LAST_WITH_IMMEDIATE,
+	  F_IMM | F_PAY | VHCA_PKT_LAST, 16 },
+	{ 0x24, IB_OPCODE_UC_SEND_ONLY, F_PAY | VHCA_PKT_ONLY, 12 },
+	{ 0x25, IB_OPCODE_UC_SEND_ONLY_WITH_IMMEDIATE,
+	  F_IMM | F_PAY | VHCA_PKT_ONLY, 16 },
+	{ 0x26, IB_OPCODE_UC_RDMA_WRITE_FIRST,
+	  F_RETH | F_PAY | VHCA_PKT_FIRST, 28 },
+	{ 0x27, IB_OPCODE_UC_RDMA_WRITE_MIDDLE, F_PAY | VHCA_PKT_MIDDLE, 12 },
+	{ 0x28, IB_OPCODE_UC_RDMA_WRITE_LAST, F_PAY | VHCA_PKT_LAST, 12 },
+	{ 0x29, IB_OPCODE_UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+	  F_IMM | F_PAY | VHCA_PKT_LAST, 16 },
+	{ 0x2a, IB_OPCODE_UC_RDMA_WRITE_ONLY,
+	  F_RETH | F_PAY | VHCA_PKT_ONLY, 28 },
+	{ 0x2b, IB_OPCODE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+	  F_RETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 32 },
 	{ IB_OPCODE_UD_SEND_ONLY, IB_OPCODE_UD_SEND_ONLY,
 	  F_DETH | F_PAY | VHCA_PKT_ONLY, 20 },
 	{ IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
@@ -106,7 +125,7 @@ static void vhca_pkt_opcodes(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, oi->hdr_len, ops[i].hdr_len,
 				    "opcode 0x%02x", ops[i].opcode);
 	}
-	/* Nothing else: UC, RD, FLUSH, CNP, ... */
+	/* Nothing else: RD, FLUSH, CNP, ... */
 	for (op = 0; op < 256; op++)
 		known += !!vhca_pkt_opinfo(op);
 	KUNIT_EXPECT_EQ(test, known, ARRAY_SIZE(ops));
@@ -330,7 +349,7 @@ static void vhca_pkt_build_refusals(struct kunit *test)
 	p.dqpn = 1;
 	p.opcode = IB_OPCODE_RC_FLUSH;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
-	p.opcode = IB_OPCODE_UC_SEND_ONLY;
+	p.opcode = IB_OPCODE_RD_SEND_ONLY;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	/* Payload on a header-only packet. */
 	p.opcode = IB_OPCODE_RC_ACKNOWLEDGE;

@@ -19,9 +19,9 @@
 #include "vhca.h"
 
 #define VHCA_QPEX_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define VHCA_QPEX_RC_OPS (VHCA_QPEX_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
-			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
-			  IBV_QP_EX_WITH_RDMA_READ | \
+#define VHCA_QPEX_UC_OPS (VHCA_QPEX_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
+			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define VHCA_QPEX_RC_OPS (VHCA_QPEX_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
 			  IBV_QP_EX_WITH_ATOMIC_WRITE | \
@@ -35,6 +35,7 @@
 int vhca_qpex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 {
 	uint64_t ops = type == IBV_QPT_RC ? VHCA_QPEX_RC_OPS :
+		       type == IBV_QPT_UC ? VHCA_QPEX_UC_OPS :
 		       type == IBV_QPT_UD ? VHCA_QPEX_UD_OPS : 0;
 
 	return send_ops & ~ops ? EOPNOTSUPP : 0;

@@ -258,4 +258,51 @@ rmmod_busy() {
 }
 scenario rmmod-busy rmmod_busy
 
+# uc_run NAME DEV_A GID_A DEV_B GID_B [LOSSY_N]: vhca_uc between a UC QP
+# of DEV_A and one of DEV_B (scripts/tests/vhca_uc.c).
+uc_run() {
+	_un=$1
+	shift
+	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_uc "$@" >$T/$_un 2>&1
+	_ur=$?
+	relay "$_un" $T/$_un
+	check "$_un: vhca_uc exits 0 (exit status $_ur)" test $_ur = 0
+}
+
+# UC in one namespace: ibv_uc_pingpong checking the bytes (-c) with
+# messages of 4 and of 98 packets (path MTU 1024); vhca_uc: a WRITE with
+# immediate and a SEND of several packets landing byte by byte, a SEND
+# without a receive WQE dropped, READ, atomics and RC's attributes refused.
+# The debug kernel runs vhca_uc only (the pingpongs take 15 s each there;
+# vhca_uc runs the same paths).
+uc() {
+	ports_one_ns
+	_uc_sizes="4096 100000"
+	[ "$VHCA_KERNEL" = debug ] && _uc_sizes=
+	for s in $_uc_sizes; do
+		check "ibv_uc_pingpong -s $s -m 1024 -n 20 -c (one namespace)" \
+			pair "uc-pp$s" \
+			"ibv_uc_pingpong -d vhca0 -g $G0 -s $s -m 1024 -n 20 -c" \
+			"ibv_uc_pingpong -d vhca1 -g $G1 -s $s -m 1024 -n 20 -c 10.0.0.1"
+	done
+	uc_run uc vhca0 "$G0" vhca1 "$G1"
+}
+scenario uc uc
+
+# UC across two namespaces with netem losing packets on both ends: of 200
+# SENDs of 4 packets, what arrives is whole, in order, never a part of a
+# message or of two (a dropped message's receive WQE takes the next one).
+uc_lossy() {
+	ports_two_ns
+	netem_both "loss 5% delay 1ms"
+	g0=$(total rx_out_of_window)
+	uc_run uc-lossy vhca0 "$G0" vhca1 "$G1" 200
+	g=$(($(total rx_out_of_window) - g0))
+	echo "# lossy UC: rx_out_of_window $g (both ports)"
+	check "lossy UC: the receiver saw PSN gaps ($g)" test "$g" -gt 0
+}
+# Stock kernel only: KUnit's vhca_engine_uc drives the gap paths on the
+# debug kernel.
+scenario uc-lossy uc_lossy 120 stock
+
 run_scenarios "$@"

@@ -2161,9 +2161,28 @@ static void test_qpex_refused(struct objs *o)
 	check(!qp && errno == EOPNOTSUPP,
 	      "create_qp_ex: an ATOMIC WRITE on a UD QP EOPNOTSUPP",
 	      "errno %d", errno);
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ);
+	check(!qp && errno == EOPNOTSUPP,
+	      "create_qp_ex: RDMA READ on a UC QP EOPNOTSUPP", "errno %d",
+	      errno);
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
+	check(!qp && errno == EOPNOTSUPP,
+	      "create_qp_ex: an atomic on a UC QP EOPNOTSUPP", "errno %d",
+	      errno);
 	check(fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates,
 	      "create_qp_ex refusals never reach the kernel", "%u creates",
 	      fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] - creates);
+	qp = create_qp_ex(o, IBV_QPT_UC, IBV_QP_EX_WITH_SEND |
+			  IBV_QP_EX_WITH_SEND_WITH_IMM |
+			  IBV_QP_EX_WITH_RDMA_WRITE |
+			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
+	check(qp && fk.create_qp.qp_type == IBV_QPT_UC,
+	      "create_qp_ex: SEND and RDMA WRITE (with immediate) on UC",
+	      "qp %p, errno %d", (void *)qp, errno);
+	if (qp)
+		ibv_destroy_qp(qp);
 }
 
 static struct ibv_qp_ex *qpex_batch_start(struct ibv_qp_ex *qpx,

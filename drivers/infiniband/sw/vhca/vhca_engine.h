@@ -9,10 +9,12 @@
  *   vhca_tx.c     packet build and transmit, shared by every sender
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
  *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
- *                 retransmit timer
+ *                 retransmit timer; the UC requester (no ACKs, a WQE
+ *                 completes once its packets are built)
  *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
  *                 completion of send WQEs
- *   vhca_resp.c   RC responder: SEND, WRITE and READ requests
+ *   vhca_resp.c   RC responder: SEND, WRITE and READ requests; the UC
+ *                 responder (SEND and WRITE, no answers)
  *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
  *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
  *   vhca_ud.c     UD and GSI QPs
@@ -254,9 +256,33 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  */
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  u16 opflags, struct sk_buff *skb, u32 off);
+
+/**
+ * vhca_resp_uc_rx() - a request packet for the responder of a UC QP
+ * @qp: the QP
+ * @pkt: the parsed packet, a UC SEND or WRITE
+ * @opflags: its opcode's VHCA_PKT_* flags
+ * @skb: the packet, its payload at @off
+ * @off: where the payload starts in @skb
+ *
+ * Softirq, takes rq_lock, sends nothing: no ACKs, NAKs or RNR NAKs on UC.
+ * A message lands only whole and in order: a PSN gap, a MIDDLE or LAST
+ * without its FIRST, a FIRST or ONLY before the LAST, a SEND without a
+ * receive WQE, or a length, rkey, access or bounds error of the peer's
+ * drops the message in progress and the packets after it up to the next
+ * FIRST or ONLY, silently; a receive WQE the dropped message had taken is
+ * not completed, the next message uses it.  A packet from before the
+ * expected PSN is dropped alone.  The receive WQE's own errors complete it
+ * in error and fail the QP.
+ */
+void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		     u16 opflags, struct sk_buff *skb, u32 off);
 bool vhca_resp_run(struct vhca_qp *qp);
 void vhca_resp_drop_held(struct vhca_qp *qp);
-/* Close the responder's message in progress. */
+/*
+ * Close the responder's message in progress; a receive WQE it took and
+ * did not complete stays in @msg (UC: for the next message).
+ */
 void vhca_rmsg_close(struct vhca_rmsg *msg);
 
 /* vhca_db.c */

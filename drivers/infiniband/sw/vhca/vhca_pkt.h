@@ -103,6 +103,14 @@ static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
 #define VHCA_PKT_ATMETH		BIT(9)
 #define VHCA_PKT_ATMACK		BIT(10)
 
+/*
+ * An opcode is its transport (IB_OPCODE_RC, IB_OPCODE_UC, IB_OPCODE_UD)
+ * plus its operation (IB_OPCODE_SEND_FIRST, ...): UC's SEND and WRITE
+ * opcodes are RC's with the UC transport.
+ */
+#define VHCA_PKT_TRANSPORT_MASK	0xe0
+#define VHCA_PKT_OP_MASK	0x1f
+
 struct vhca_pkt_opinfo {
 	u16 flags;		/* VHCA_PKT_* */
 	u8 hdr_len;		/* BTH + extension headers, bytes */

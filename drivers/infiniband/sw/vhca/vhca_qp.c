@@ -85,6 +85,21 @@ void vhca_qp_flush_sq(struct vhca_qp *qp)
 	vhca_qp_flush(qp, true);
 }
 
+/*
+ * The receive WQE the responder took and did not complete (of a message in
+ * progress, or kept from a dropped UC message): taken before those still
+ * in the RQ, it is flushed before them.  Under rq_lock.
+ */
+static void vhca_qp_flush_msg(struct vhca_qp *qp)
+{
+	struct vhca_rmsg *msg = &qp->resp.msg;
+
+	if (!msg->wqe)
+		return;
+	msg->wqe = false;
+	vhca_flush_cqe(qp, qp->ibqp.recv_cq, msg->rwqe.wr_id, IB_WC_RECV);
+}
+
 /* Flush the receive queue; under rq_lock. */
 void vhca_qp_flush_rq(struct vhca_qp *qp)
 {
@@ -111,6 +126,7 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 		qp->resp.psn = qp->attr.rq_psn;
 		qp->resp.msn = 0;
 		qp->resp.nak_sent = false;
+		qp->resp.uc_drop = false;
 		memset(qp->resp.rd, 0, sizeof(qp->resp.rd));
 		qp->resp.rd_next = 0;
 		break;
@@ -131,7 +147,8 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 	case IB_QPS_RESET:
 		del_timer(&qp->req.rexmit_timer);
 		qp->req.rnr_wait = false;
-		vhca_rmsg_close(&qp->resp.msg);
+		/* ERR: its receive WQE was flushed (vhca_qp_flush_msg()). */
+		memset(&qp->resp.msg, 0, sizeof(qp->resp.msg));
 		memset(qp->resp.rd, 0, sizeof(qp->resp.rd));
 		qp->req.next = qp->sq_tail;
 		qp->req.pkt = 0;
@@ -160,6 +177,7 @@ void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 	case IB_QPS_ERR:
 		WRITE_ONCE(qp->recs.st->flags, flag | VHCA_STATUS_QP_ERROR);
 		vhca_qp_flush_sq(qp);
+		vhca_qp_flush_msg(qp);
 		vhca_qp_flush_rq(qp);
 		break;
 	case IB_QPS_RESET:

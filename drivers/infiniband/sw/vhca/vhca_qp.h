@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Queue pairs of vhca: RC, UD and GSI (QP1).
+ * Queue pairs of vhca: RC, UC, UD and GSI (QP1).
  */
 #ifndef VHCA_QP_H
 #define VHCA_QP_H
@@ -46,6 +46,12 @@ enum vhca_db_state {
 struct vhca_rmsg {
 	bool active;			/* a SEND or WRITE message is open */
 	bool send;			/* SEND: rwqe holds its receive WQE */
+	/*
+	 * rwqe holds a receive WQE taken and not completed: the SEND's or
+	 * the WRITE with immediate's, or, on UC, one a dropped message had
+	 * taken, kept for the next message that needs one.
+	 */
+	bool wqe;
 	struct vhca_recv_wqe rwqe;
 	struct vhca_sge sge[VHCA_MAX_SGE];
 	u32 offset;			/* bytes placed so far */
@@ -56,7 +62,7 @@ struct vhca_rmsg {
 
 /* Requester (vhca_req.c): WQEs to packets; under sq_lock. */
 struct vhca_qp_req {
-	struct vhca_swqe *swqe;		/* one per SQ slot (RC) */
+	struct vhca_swqe *swqe;		/* one per SQ slot (RC, UC) */
 	u32 next;			/* next WQE to (re)send */
 	u32 pkt;			/* packets of it sent already */
 	u32 psn;			/* PSN of the next new packet */
@@ -119,6 +125,7 @@ struct vhca_qp_resp {
 	u32 psn;			/* next request PSN expected */
 	u32 msn;			/* MSN: requests completed, in AETHs */
 	bool nak_sent;			/* a PSN sequence NAK is pending */
+	bool uc_drop;			/* UC: dropping up to a FIRST or ONLY */
 	struct vhca_rmsg msg;		/* also UD's receive WQE */
 	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];
 	u32 rd_next;			/* the slot the next READ takes */
@@ -189,6 +196,12 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 static inline struct vhca_qp *to_vqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct vhca_qp, ibqp);
+}
+
+/* RC or UC: a connected QP, whose sends the requester (vhca_req.c) runs. */
+static inline bool vhca_qp_connected(const struct vhca_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
 int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pair verbs of vhca: RC, UD and GSI (QP1).  Work requests live in
+ * Queue pair verbs of vhca: RC, UC, UD and GSI (QP1).  Work requests live in
  * the QP's rings: the provider writes user QPs' rings directly, kernel QPs
  * are posted here.  The heads of both kinds are in the QP's doorbell
  * record, so the device reads them one way.  The engine's part of a QP's
@@ -31,7 +31,7 @@
  */
 static void vhca_engine_doorbell(struct vhca_qp *qp)
 {
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (vhca_qp_connected(qp))
 		vhca_req_run(qp);
 	else
 		vhca_ud_send(qp);
@@ -39,13 +39,13 @@ static void vhca_engine_doorbell(struct vhca_qp *qp)
 
 static int vhca_engine_qp_init(struct vhca_qp *qp)
 {
-	INIT_WORK(&qp->tx_work, qp->ibqp.qp_type == IB_QPT_RC ?
+	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
 		  vhca_req_work : vhca_ud_work);
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
 	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->db.timer.function = vhca_db_timer;
 	skb_queue_head_init(&qp->resp.backlog);
-	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->sq.count)
+	if (!vhca_qp_connected(qp) || !qp->sq.count)
 		return 0;
 	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe),
 				qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
@@ -68,7 +68,7 @@ static void vhca_engine_qp_fini(struct vhca_qp *qp)
 	/* The timers queue no work for a dying QP: none runs any more. */
 	vhca_resp_drop_held(qp);
 	spin_lock_irqsave(&qp->rq_lock, flags);
-	vhca_rmsg_close(&qp->resp.msg);
+	memset(&qp->resp.msg, 0, sizeof(qp->resp.msg));
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	kvfree(qp->req.swqe);
 }
@@ -113,6 +113,7 @@ static int vhca_qp_check_create(struct vhca_dev *vdev,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:
@@ -370,9 +371,11 @@ static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 	case IB_WR_SEND_WITH_IMM:
 		return VHCA_WR_SEND_WITH_IMM;
 	case IB_WR_RDMA_WRITE:
-		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE : -EINVAL;
+		return type == IB_QPT_RC || type == IB_QPT_UC ?
+		       VHCA_WR_RDMA_WRITE : -EINVAL;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return type == IB_QPT_RC ? VHCA_WR_RDMA_WRITE_WITH_IMM : -EINVAL;
+		return type == IB_QPT_RC || type == IB_QPT_UC ?
+		       VHCA_WR_RDMA_WRITE_WITH_IMM : -EINVAL;
 	case IB_WR_RDMA_READ:
 		return type == IB_QPT_RC ? VHCA_WR_RDMA_READ : -EINVAL;
 	case IB_WR_SEND_WITH_INV:
@@ -455,7 +458,7 @@ static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 		       (void *)(uintptr_t)wr->sg_list[0].addr, sizeof(u64));
 		return 0;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (!vhca_qp_connected(qp)) {
 		if (!ud_wr(wr)->ah)
 			return -EINVAL;
 		wqe->ud.ah = to_vah(ud_wr(wr)->ah)->index;

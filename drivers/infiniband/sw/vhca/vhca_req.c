@@ -7,6 +7,10 @@
  * operations (REG_MR, LOCAL_INV) in send-queue order; rewinds (go-back-N from a
  * PSN) for the completer and on the retransmit timer.  Process context (a
  * work item per QP, or the kick system call) or the doorbell's timer.
+ *
+ * The UC requester is the same without what acknowledgements drive: SEND
+ * and WRITE only, no window, no retransmit timer; a WQE completes as soon
+ * as its last packet is built (its payload copied into the packets).
  */
 #include <linux/err.h>
 #include <linux/skbuff.h>
@@ -137,6 +141,16 @@ static bool vhca_req_is_local(u8 opcode)
 	       opcode == VHCA_WR_BIND_MW;
 }
 
+/* An opcode the QP's transport has: UC has SEND and WRITE only. */
+static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return opcode == VHCA_WR_SEND || opcode == VHCA_WR_SEND_WITH_IMM ||
+		       opcode == VHCA_WR_RDMA_WRITE ||
+		       opcode == VHCA_WR_RDMA_WRITE_WITH_IMM;
+	return opcode <= VHCA_WR_SEND_WITH_INV || vhca_wr_rd_atomic(opcode);
+}
+
 /*
  * Copy the WQE at index from the ring and check it.  A WQE the device
  * cannot execute keeps a failed wc_status and is completed in error when
@@ -152,6 +166,7 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	u64 len = 0;
 
 	if (vhca_req_is_local(wqe->hdr.opcode) &&
+	    qp->ibqp.qp_type == IB_QPT_RC &&
 	    (!qp->uctx || wqe->hdr.opcode != VHCA_WR_REG_MR))
 		return vhca_req_local(qp, index, slot);
 	wqe->hdr.rdma.remote_addr = READ_ONCE(slot->rdma.remote_addr);
@@ -164,8 +179,7 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
 
-	if (wqe->hdr.opcode > VHCA_WR_SEND_WITH_INV &&
-	    !vhca_wr_rd_atomic(wqe->hdr.opcode)) {
+	if (!vhca_req_opcode_ok(qp, wqe->hdr.opcode)) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE) {
 		/* Its 8 bytes are atomic.swap: no SGEs, no inline data. */
@@ -185,8 +199,9 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
 	}
 	/* An atomic's SGEs take the 8 bytes it finds, no more, no less. */
-	if (len > VHCA_MAX_MSG_SIZE ||
-	    (vhca_wr_atomic(wqe->hdr.opcode) && len != sizeof(u64)))
+	if (wqe->wc_status == IB_WC_SUCCESS &&
+	    (len > VHCA_MAX_MSG_SIZE ||
+	     (vhca_wr_atomic(wqe->hdr.opcode) && len != sizeof(u64))))
 		wqe->wc_status = IB_WC_LOC_LEN_ERR;
 	if (wqe->wc_status != IB_WC_SUCCESS)
 		vhca_wqe_malformed(qp);
@@ -253,14 +268,18 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 	bool rd_atomic = vhca_wr_rd_atomic(wqe->hdr.opcode);
 	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
 	bool first = n == 0, last = rd_atomic || n == npkts - 1;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	u32 done = 0;
 	struct vhca_pkt pkt = {
-		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last),
+		/* UC's SEND and WRITE opcodes: RC's, UC transport. */
+		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last) |
+			  (uc ? IB_OPCODE_UC : IB_OPCODE_RC),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
 		.paylen = vhca_wr_no_payload(wqe->hdr.opcode) ? 0 :
 			  vhca_pkt_seg_len(wqe->len, mtu, n),
-		.ackreq = last || !((n + 1) % VHCA_REQ_ACK_EVERY),
+		/* Nothing acknowledges UC. */
+		.ackreq = !uc && (last || !((n + 1) % VHCA_REQ_ACK_EVERY)),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
 		.ieth_rkey = wqe->hdr.invalidate_rkey,
@@ -359,6 +378,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 mtu, head, budget = VHCA_REQ_BUDGET;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct vhca_swqe *wqe;
 	bool kicked = qp->db.kicked;
 	int status;
@@ -394,7 +414,8 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 				qp->req.next++;
 			continue;
 		}
-		if (vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
+		if (!uc &&
+		    vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn) >=
 		    VHCA_REQ_WINDOW)
 			break;
 		if (!qp->req.pkt && (wqe->hdr.flags & VHCA_WQE_FENCE) &&
@@ -415,10 +436,19 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		if (vhca_wr_rd_atomic(wqe->hdr.opcode) ||
 		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
 			qp->req.pkt = 0;
-			qp->req.next++;
+			/*
+			 * UC: done once its last packet is built (its payload
+			 * copied); no ACK will come.
+			 */
+			if (uc)
+				vhca_comp_wqe(qp, IB_WC_SUCCESS);
+			else
+				qp->req.next++;
 		}
 	}
-	/* The timeout counts from the last packet sent. */
+	/* The timeout counts from the last packet sent (RC). */
+	if (uc)
+		return !budget && qp->req.next != head;
 	if (budget != VHCA_REQ_BUDGET ||
 	    (vhca_req_busy(qp) && !timer_pending(&qp->req.rexmit_timer)))
 		mod_timer(&qp->req.rexmit_timer, jiffies + vhca_req_timeout(qp));

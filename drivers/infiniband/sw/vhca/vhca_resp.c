@@ -17,9 +17,32 @@
 
 #include "vhca_engine.h"
 
+/* The message ends; a receive WQE it did not complete stays (UC). */
 void vhca_rmsg_close(struct vhca_rmsg *msg)
 {
-	memset(msg, 0, sizeof(*msg));
+	if (msg->wqe) {
+		msg->active = false;
+		msg->send = false;
+		msg->offset = 0;
+		msg->rkey = 0;
+		msg->va = 0;
+		msg->left = 0;
+	} else {
+		memset(msg, 0, sizeof(*msg));
+	}
+}
+
+/*
+ * The receive WQE of the message: the one a dropped UC message left, or
+ * the next of the RQ or SRQ.  False when there is none.
+ */
+static bool vhca_resp_recv_wqe(struct vhca_qp *qp, struct vhca_rmsg *msg,
+			       bool *bad)
+{
+	*bad = false;
+	if (!msg->wqe)
+		msg->wqe = vhca_wqe_take_recv(qp, msg, bad);
+	return msg->wqe;
 }
 
 static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
@@ -34,6 +57,8 @@ static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
 		.qp_num = qp->ibqp.qp_num,
 		.src_qp = qp->attr.dest_qp_num,
 	};
+
+	msg->wqe = false;
 
 	if (pkt->opcode == IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE ||
 	    pkt->opcode == IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE ||
@@ -441,6 +466,7 @@ static int vhca_resp_atomic_write(struct vhca_qp *qp,
 
 /* How a request fails: what its receive WQE says, and the NAK. */
 enum vhca_resp_error {
+	VHCA_RESP_BAD_WQE,		/* LOC_LEN_ERR, invalid request */
 	VHCA_RESP_LEN_ERR,		/* LOC_LEN_ERR, invalid request */
 	VHCA_RESP_PROT_ERR,		/* LOC_PROT_ERR, remote operational */
 	VHCA_RESP_INVALID,		/* invalid request */
@@ -448,14 +474,43 @@ enum vhca_resp_error {
 	VHCA_RESP_INV_ERR,		/* REM_INV_REQ_ERR, invalid request */
 };
 
-/* End the message in progress with error; returns the NAK code. */
+/*
+ * UC: what the peer got wrong (a message longer than the receive buffer,
+ * an rkey, access or bounds error of a WRITE) drops the message, its
+ * receive WQE kept for the next one: -ECANCELED.  The receive WQE's own
+ * errors (malformed, an SGE it may not write) complete it in error and
+ * fail the QP: VHCA_NAK_REM_OP_ERR, for which no NAK is sent.
+ */
+static int vhca_resp_uc_fail(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			     enum vhca_resp_error error)
+{
+	struct vhca_rmsg *msg = &qp->resp.msg;
+
+	if (error == VHCA_RESP_BAD_WQE || error == VHCA_RESP_PROT_ERR) {
+		vhca_resp_complete(qp, msg, pkt, error == VHCA_RESP_BAD_WQE ?
+				   IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR,
+				   IB_WC_RECV);
+		vhca_rmsg_close(msg);
+		return VHCA_NAK_REM_OP_ERR;
+	}
+	vhca_rmsg_close(msg);
+	return -ECANCELED;
+}
+
+/*
+ * End the message in progress with error; returns the NAK code (UC: see
+ * vhca_resp_uc_fail()).
+ */
 static int vhca_resp_fail(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			  enum vhca_resp_error error)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	int nak = VHCA_NAK_INVALID_REQ;
 
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return vhca_resp_uc_fail(qp, pkt, error);
 	switch (error) {
+	case VHCA_RESP_BAD_WQE:
 	case VHCA_RESP_LEN_ERR:
 		vhca_resp_complete(qp, msg, pkt, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
 		break;
@@ -493,11 +548,11 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	msg->active = true;
 	msg->send = send;
 	if (send) {
-		if (!vhca_wqe_take_recv(qp, msg, &bad)) {
-			memset(msg, 0, sizeof(*msg));
+		if (!vhca_resp_recv_wqe(qp, msg, &bad)) {
+			vhca_rmsg_close(msg);
 			return -EAGAIN;
 		}
-		return bad ? vhca_resp_fail(qp, pkt, VHCA_RESP_LEN_ERR) : 0;
+		return bad ? vhca_resp_fail(qp, pkt, VHCA_RESP_BAD_WQE) : 0;
 	}
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
@@ -579,7 +634,7 @@ static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u16 opflags)
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	bool bad;
 
-	if (vhca_wqe_take_recv(qp, msg, &bad))
+	if (vhca_resp_recv_wqe(qp, msg, &bad))
 		return 0;
 	if (opflags & VHCA_PKT_FIRST)
 		vhca_rmsg_close(msg);
@@ -801,6 +856,80 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  u16 opflags, struct sk_buff *skb, u32 off)
 {
 	vhca_resp_handle(qp, pkt, opflags, skb, off, false);
+}
+
+/*
+ * UC: the message in progress is dropped, and what follows up to the next
+ * FIRST or ONLY; a receive WQE it took stays for the next message.
+ */
+static void vhca_resp_uc_drop(struct vhca_qp *qp)
+{
+	vhca_rmsg_close(&qp->resp.msg);
+	qp->resp.uc_drop = true;
+}
+
+void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *in,
+		     u16 opflags, struct sk_buff *skb, u32 off)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vhca_rmsg *msg = &qp->resp.msg;
+	struct vhca_pkt pkt = *in;
+	struct sk_buff_head list;
+	unsigned long flags;
+	bool fatal = false;
+	bool send;
+	s32 diff;
+	int ret;
+
+	/* RC's operation: what the responder's helpers go by. */
+	pkt.opcode &= VHCA_PKT_OP_MASK;
+	send = pkt.opcode <= IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE;
+	/* See vhca_resp_handle(). */
+	if ((opflags & VHCA_PKT_LAST) && qp->sq.count)
+		vhca_db_expire(qp, true);
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		goto out;
+	diff = vhca_psn_diff(pkt.psn, qp->resp.psn);
+	if (diff < 0) {
+		/* From the past: this packet only is dropped. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
+		goto out;
+	}
+	if (diff > 0) {
+		/* Packets were lost: the message they belonged to is too. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_OUT_OF_WINDOW]);
+		vhca_resp_uc_drop(qp);
+	}
+	qp->resp.psn = vhca_psn_add(pkt.psn, 1);
+	if (opflags & VHCA_PKT_FIRST) {
+		/* A new message; one still open lost its LAST. */
+		vhca_rmsg_close(msg);
+		qp->resp.uc_drop = false;
+	} else if (qp->resp.uc_drop || !msg->active || msg->send != send) {
+		vhca_resp_uc_drop(qp);
+		goto out;
+	}
+	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
+	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
+	    pkt.paylen != vhca_qp_mtu(qp)) {
+		vhca_resp_uc_drop(qp);
+		goto out;
+	}
+	/* Only an atomic puts a packet on list: UC has none. */
+	ret = vhca_resp_exec(qp, &pkt, opflags, skb, off, 1, &list);
+	/* -EAGAIN: no receive WQE (no RNR on UC); -ECANCELED: refused. */
+	if (ret < 0)
+		vhca_resp_uc_drop(qp);
+	else if (ret > 0)
+		fatal = true;
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_SUCCESS);
 }
 
 /* A request from the backlog, in the receive path's context. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Receive demux of the engine: a parsed packet goes to the RC completer
- * (responses), the RC responder (requests), the UD receiver, or, for a QP
- * number no QP has, to the lingering QPs.
+ * (responses), the RC responder (requests), the UC responder, the UD
+ * receiver, or, for a QP number no QP has, to the lingering QPs.
  */
 #include <linux/skbuff.h>
 
@@ -32,12 +32,13 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	}
 	if (READ_ONCE(qp->dying))
 		goto out;
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (!vhca_qp_connected(qp)) {
 		vhca_ud_rx(qp, &pkt, skb, info->hdr_len);
 		goto out;
 	}
-	/* RC opcodes only (transport 0), UD ones went to vhca_ud_rx(). */
-	if (pkt.opcode >= IB_OPCODE_UC)
+	/* The opcodes of the QP's own transport only. */
+	if ((pkt.opcode & VHCA_PKT_TRANSPORT_MASK) !=
+	    (qp->ibqp.qp_type == IB_QPT_UC ? IB_OPCODE_UC : IB_OPCODE_RC))
 		goto drop;
 	/* Its peer only: see vhca_net_rx_from(). */
 	if (!vhca_net_rx_from(skb, &qp->attr.ah_attr.grh,
@@ -46,8 +47,10 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		goto drop;
 	}
 
-	if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
-	    pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		vhca_resp_uc_rx(qp, &pkt, info->flags, skb, info->hdr_len);
+	else if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
+		 pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
