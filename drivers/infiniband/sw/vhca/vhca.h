@@ -37,6 +37,7 @@ enum vhca_counter {
 	VHCA_CNT_DB_SYSCALLS,
 	VHCA_CNT_DB_RECORDS,
 	VHCA_CNT_UD_DROPS,
+	VHCA_CNT_UC_DROPS,		/* UC messages dropped (vhca_resp.c) */
 	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
 	VHCA_CNT_LOCAL_RX_PACKETS,
 	/* Received and dropped (Documentation/engine.md, Receive checks). */

@@ -381,9 +381,10 @@ static void vhca_resp_atomic_ack(struct vhca_qp *qp,
 
 /*
  * A new atomic request: the QP's and the MR's access (remote atomic, or
- * remote write for an ATOMIC WRITE), PD and bounds checked (a misaligned address is an invalid request, as the IBTA
- * has it), executed once, its result kept in a responder resource (one
- * of max_dest_rd_atomic, which READs and atomics share) and answered.
+ * remote write for an ATOMIC WRITE), PD and bounds checked (a misaligned
+ * address is an invalid request, as the IBTA has it), executed once, its
+ * result kept in a responder resource (one of max_dest_rd_atomic, which
+ * READs and atomics share) and answered.
  * 0 or a NAK code.
  */
 static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
@@ -864,6 +865,9 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  */
 static void vhca_resp_uc_drop(struct vhca_qp *qp)
 {
+	/* Counted once a message, at its first packet dropped. */
+	if (!qp->resp.uc_drop)
+		atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_UC_DROPS]);
 	vhca_rmsg_close(&qp->resp.msg);
 	qp->resp.uc_drop = true;
 }

@@ -19,6 +19,7 @@ static const struct rdma_stat_desc vhca_counter_descs[] = {
 	[VHCA_CNT_DB_SYSCALLS].name = "doorbell_syscalls",
 	[VHCA_CNT_DB_RECORDS].name = "doorbell_records",
 	[VHCA_CNT_UD_DROPS].name = "ud_drops",
+	[VHCA_CNT_UC_DROPS].name = "uc_drops",
 	[VHCA_CNT_LOCAL_TX_PACKETS].name = "local_tx_packets",
 	[VHCA_CNT_LOCAL_RX_PACKETS].name = "local_rx_packets",
 	[VHCA_CNT_RX_ICRC_ERRORS].name = "rx_icrc_errors",
