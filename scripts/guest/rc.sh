@@ -295,11 +295,13 @@ scenario uc uc
 uc_lossy() {
 	ports_two_ns
 	netem_both "loss 5% delay 1ms"
-	g0=$(total rx_out_of_window)
+	g0=$(total rx_out_of_window) u0=$(total uc_drops)
 	uc_run uc-lossy vhca0 "$G0" vhca1 "$G1" 200
-	g=$(($(total rx_out_of_window) - g0))
-	echo "# lossy UC: rx_out_of_window $g (both ports)"
+	g=$(($(total rx_out_of_window) - g0)) u=$(($(total uc_drops) - u0))
+	echo "# lossy UC: rx_out_of_window $g, uc_drops $u (both ports)"
 	check "lossy UC: the receiver saw PSN gaps ($g)" test "$g" -gt 0
+	check "lossy UC: the messages dropped were counted ($u uc_drops)" \
+		test "$u" -gt 0
 }
 # Stock kernel only: KUnit's vhca_engine_uc drives the gap paths on the
 # debug kernel.
