@@ -710,9 +710,15 @@ static void test_rereg(const struct env *e)
 			 "LOCAL_WRITE: EINVAL");
 	errno = 0;
 	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED);
 	expect_rereg_err(ret, EOPNOTSUPP,
-			 "refused: rereg to MW_BIND access: EOPNOTSUPP");
+			 "refused: rereg to ZERO_BASED access: EOPNOTSUPP");
+	/* Memory windows bind to user MRs: MW_BIND is theirs. */
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	result(!ret && mr->lkey == lkey && mr->rkey == rkey,
+	       "rereg to MW_BIND access, keys kept", "returned %d, errno %d",
+	       ret, errno);
 	errno = 0;
 	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
 			   other + 1, BUF_SIZE / 2, 0);
