@@ -46,9 +46,10 @@ PAIRED=hosts
 # kernel download, the debug kernel build, which runs beside the stock
 # guests) come on top.
 declare -A BUDGET=(
-	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=120
-	[host/checkpatch]=60 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10 [host/pkg]=120
-	[debug-kernel]=1500 [host/build-debug]=120 [host/sparse-debug]=200
+	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
+	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
+	[host/pkg]=200
+	[debug-kernel]=1500 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1400 [debug-b]=1400
 )
 # The guest scripts.
@@ -57,8 +58,8 @@ BUDGET+=(
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=90 [stock/interop]=200 [stock/hosts]=90 [stock/ulp]=160
 	[stock/pkg]=150
-	[kunit]=60 [debug/link]=180 [debug/device]=120 [debug/objects]=120
-	[debug/net]=260 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
+	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
+	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=250 [debug/interop]=220 [debug/fuzz]=200
 	[debug/inject]=200 [debug/ulp]=450
 )
@@ -143,8 +144,8 @@ table() {
 	done
 	# 30 minutes for the checks of the test-layer issue, plus the shares
 	# of the issues since (Documentation/testing.md): hostile input's 4,
-	# the kernel consumers' 5, the remaining verbs' 3.
-	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 2520
+	# the kernel consumers' 5, the remaining verbs' 3, packaging's 2.
+	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 2640
 }
 
 summary() {
