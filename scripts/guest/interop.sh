@@ -327,8 +327,7 @@ scenario vhca-server-rdma vhca_server_rdma 60
 lossy() {
 	hosts
 	NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
-	check "netem on veth0 and veth1: $NETEM" sh -c \
-		"tc qdisc add dev veth0 root netem $NETEM && $PEER tc qdisc add dev veth1 root netem $NETEM"
+	netem_both "$NETEM"
 	r0=$(counter vhca1 retransmits peer)
 	d0=$(counter vhca1 duplicate_requests peer)
 	n0=$(counter vhca1 seq_naks peer)

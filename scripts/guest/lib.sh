@@ -230,6 +230,18 @@ link set veth1 up
 EOF
 }
 
+# netem_both ARGS: a netem qdisc on both ends of the two namespaces'
+# wire, after static neighbours on both: modify_qp to RTR resolves the
+# peer's MAC with a 1-s timeout (the core's rdma_addr_find_l2_eth_by_grh),
+# which an ARP request or reply lost under netem misses, and a process
+# that sets up QPs without a TCP exchange first has no neighbour yet.
+netem_both() {
+	check "static neighbours, then netem on veth0 and veth1: $1" sh -c \
+		"ip neigh replace 10.0.0.2 lladdr \$(ip netns exec peer cat /sys/class/net/veth1/address) dev veth0 nud permanent &&
+		 ip -n peer neigh replace 10.0.0.1 lladdr \$(cat /sys/class/net/veth0/address) dev veth1 nud permanent &&
+		 tc qdisc add dev veth0 root netem $1 && ip netns exec peer tc qdisc add dev veth1 root netem $1"
+}
+
 # port_gids: G0 and G1, the RoCE v2 GID indices of 10.0.0.1 on vhca0 and
 # of 10.0.0.2 on vhca1, once the core has added them.
 port_gids() {

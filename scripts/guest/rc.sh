@@ -26,13 +26,6 @@ N_MIB=100 N_MANY=10000 N_REORDER=2000 N_LOSSY_PP=2000 N_LOSSY=500 N_PERF=200
 N_ATOMIC=500 PERF_LAT="ib_write_lat ib_send_lat"
 [ "$VHCA_KERNEL" = debug ] && N_LOSSY_PP=150 N_LOSSY=30 N_PERF=60 N_ATOMIC=150 PERF_LAT=
 
-
-# netem_both ARGS: a netem qdisc on both ends of the wire.
-netem_both() {
-	check "netem on veth0 and veth1: $1" sh -c \
-		"tc qdisc add dev veth0 root netem $1 && ip netns exec peer tc qdisc add dev veth1 root netem $1"
-}
-
 # ibv_rc_pingpong over two ports of one namespace.  1 MiB messages: not
 # the default 1000 iterations, which take about 130 s on the stock kernel
 # under TCG (16 MB/s each way).  These runs may last 600 s (a loaded host).

@@ -66,8 +66,7 @@ scenario two-ns two_namespaces 60 stock
 # start there).  Then rmmod with the namespace still there.
 lossy() {
 	ports_two_ns
-	check "netem on veth0 and veth1: $NETEM" sh -c \
-		"tc qdisc add dev veth0 root netem $NETEM && ip netns exec peer tc qdisc add dev veth1 root netem $NETEM"
+	netem_both "$NETEM"
 	r=0 n=0 d=0 port=18517
 	sets=$($PROG list | grep -v '^err-')
 	[ "$VHCA_KERNEL" = debug ] && sets=$(echo $sets | tr ' ' ,)
