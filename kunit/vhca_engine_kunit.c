@@ -4,8 +4,9 @@
  * QP and a responder QP on a bare vhca_dev, driven through the entry
  * points the receive path, the work item and the timers call
  * (vhca_engine_rx(), vhca_req_run(), vhca_req_rexmit_timer()).  What the
- * engine transmits is captured by the stand-in vhca_net_xmit() below, and
- * each case asserts the packets (opcode, PSN, AETH, MSN) and the CQEs.
+ * engine transmits is captured by the stand-in vhca_net_xmit() of
+ * vhca_net_stub.c, and each case asserts the packets (opcode, PSN, AETH,
+ * MSN) and the CQEs.
  * A timeout fires by calling the timer's handler, never by sleeping; the
  * doorbell's poll window is off (poll_budget 0), so no hrtimer runs.
  */
@@ -19,10 +20,12 @@
 #include "../drivers/infiniband/sw/vhca/vhca_req.c"
 #include "../drivers/infiniband/sw/vhca/vhca_comp.c"
 #include "../drivers/infiniband/sw/vhca/vhca_resp.c"
+#include "../drivers/infiniband/sw/vhca/vhca_resp_rd.c"
 #include "../drivers/infiniband/sw/vhca/vhca_db.c"
 #include "../drivers/infiniband/sw/vhca/vhca_ghost.c"
 #include "../drivers/infiniband/sw/vhca/vhca_rx.c"
 #include "../drivers/infiniband/sw/vhca/vhca_ud.c"
+#include "vhca_net_stub.c"
 
 #define REQ_QPN		0x11
 #define RESP_QPN	0x22
@@ -33,61 +36,6 @@
 #define MTU		256
 #define RING_COUNT	16
 #define BUF_LEN		(3 * MTU)
-
-/* The transmit hook: every packet the engine sends, in order. */
-static struct sk_buff_head engine_test_sent;
-
-struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
-				   gfp_t gfp)
-{
-	return alloc_skb(len + IB_ICRC_BYTES, gfp);
-}
-
-/* Captured with a zero ICRC, so that vhca_pkt_parse() takes it back. */
-int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
-		  u16 sport, struct sk_buff *skb)
-{
-	skb_put_zero(skb, IB_ICRC_BYTES);
-	skb_queue_tail(&engine_test_sent, skb);
-	return 0;
-}
-
-/* Every packet comes from this GID (the QPs' peer GID is all zeros). */
-static union ib_gid engine_test_source_gid;
-
-enum rdma_network_type vhca_net_rx_gids(const struct sk_buff *skb,
-					union ib_gid *sgid, union ib_gid *dgid)
-{
-	*sgid = engine_test_source_gid;
-	memset(dgid, 0, sizeof(*dgid));
-	return RDMA_NETWORK_IPV4;
-}
-
-/* The origin check: the source GID alone (the QPs have no sgid_attr). */
-bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
-		      u32 peer_qpn)
-{
-	return !memcmp(&engine_test_source_gid, &path->dgid, sizeof(path->dgid));
-}
-
-/*
- * The bare device has no GID table: the lingering QPs' lookup of their
- * source GID gets this entry (only the engine's code in this module calls
- * these two).
- */
-static const struct ib_gid_attr engine_test_gid_attr = {
-	.gid_type = IB_GID_TYPE_ROCE_UDP_ENCAP,
-};
-
-const struct ib_gid_attr *rdma_get_gid_attr(struct ib_device *device,
-					    u32 port_num, int index)
-{
-	return &engine_test_gid_attr;
-}
-
-void rdma_put_gid_attr(const struct ib_gid_attr *attr)
-{
-}
 
 struct engine_test {
 	struct vhca_dev *vdev;

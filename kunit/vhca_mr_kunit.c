@@ -35,6 +35,8 @@
 #include <linux/workqueue.h>
 
 #include "../drivers/infiniband/sw/vhca/vhca_mr.c"
+#include "../drivers/infiniband/sw/vhca/vhca_mw.c"
+#include "../drivers/infiniband/sw/vhca/vhca_mr_copy.c"
 #include "../drivers/infiniband/sw/vhca/vhca_ah.c"
 
 static const u64 mr_start = 0x10000;

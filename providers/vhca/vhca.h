@@ -209,12 +209,6 @@ int vhca_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 void vhca_wqe_set_bind(struct vhca_send_wqe *wqe, const struct ibv_mw *mw,
 		       uint32_t rkey, const struct ibv_mw_bind_info *info);
 int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
-/*
- * vhca_verbs.c, for poll_cq: whether the CQE at the CQ's consumer index was
- * discarded by its QP's reset; drops the discards that ended.  Under the
- * CQ's lock, with cq->discard not NULL.
- */
-bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe);
 /* The poll lock, which a single-threaded CQ does without. */
 static inline void vhca_cq_lock(struct vhca_cq *cq)
 {

@@ -251,6 +251,31 @@ void vhca_wqe_set_bind(struct vhca_send_wqe *wqe, const struct ibv_mw *mw,
 	wqe->bind.access = info->mw_access_flags;
 }
 
+/* A send WR's checks before it takes a slot: EINVAL, or ENOMEM (full). */
+static int vhca_send_wr_check(const struct vhca_qp *qp,
+			      const struct ibv_send_wr *wr, int opcode)
+{
+	if (opcode < 0 || (wr->send_flags & ~VHCA_SEND_FLAGS) ||
+	    wr->num_sge < 0)
+		return EINVAL;
+	if (opcode == VHCA_WR_ATOMIC_WRITE) {
+		/* Its 8 bytes, of one SGE (or inline), go in the WQE. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(uint64_t))
+			return EINVAL;
+	} else if (wr->send_flags & IBV_SEND_INLINE) {
+		if (opcode == VHCA_WR_RDMA_READ ||
+		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
+		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD ||
+		    opcode == VHCA_WR_LOCAL_INV || opcode == VHCA_WR_BIND_MW)
+			return EINVAL;
+	} else if ((uint32_t)wr->num_sge > qp->sq.max_sge) {
+		return EINVAL;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	return vhca_wq_full(&qp->sq) ? ENOMEM : 0;
+}
+
 static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr,
 			      bool type1)
 {
@@ -261,28 +286,9 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr,
 	char *slot;
 	int err;
 
-	if (opcode < 0 || (wr->send_flags & ~VHCA_SEND_FLAGS) ||
-	    wr->num_sge < 0)
-		return EINVAL;
-	if (opcode == VHCA_WR_ATOMIC_WRITE) {
-		/* Its 8 bytes, of one SGE (or inline), go in the WQE. */
-		if (wr->num_sge != 1 ||
-		    wr->sg_list[0].length != sizeof(hdr.atomic.swap))
-			return EINVAL;
-	} else if (wr->send_flags & IBV_SEND_INLINE) {
-		if (opcode == VHCA_WR_RDMA_READ ||
-		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
-		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD ||
-		    opcode == VHCA_WR_LOCAL_INV || opcode == VHCA_WR_BIND_MW)
-			return EINVAL;
-	} else if ((uint32_t)wr->num_sge > sq->max_sge) {
-		return EINVAL;
-	}
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
-	if (vhca_wq_full(sq))
-		return ENOMEM;
-
+	err = vhca_send_wr_check(qp, wr, opcode);
+	if (err)
+		return err;
 	slot = vhca_wq_slot(sq, sq->head);
 	if (opcode == VHCA_WR_ATOMIC_WRITE) {
 		memcpy(&hdr.atomic.swap,
@@ -421,6 +427,28 @@ unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe)
 	if (cqe->flags & VHCA_CQE_WITH_INV)
 		flags |= IBV_WC_WITH_INV;
 	return flags;
+}
+
+/*
+ * Whether the CQE at the CQ's consumer index was discarded by its QP's
+ * reset (vhca_verbs.c links the discards); drops the discards that ended.
+ * Under the CQ's lock, with cq->discard not NULL.
+ */
+static bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe)
+{
+	struct vhca_cq_discard **p = &cq->discard, *d;
+
+	while ((d = *p)) {
+		if ((int32_t)(d->until - cq->ci) <= 0) {
+			*p = d->next;
+			d->linked = false;
+			continue;
+		}
+		if (d->qpn == cqe->qp_num)
+			return true;
+		p = &d->next;
+	}
+	return false;
 }
 
 /*

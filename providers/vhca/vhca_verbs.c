@@ -594,23 +594,6 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 	return &qp->vqp.qp;
 }
 
-bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe)
-{
-	struct vhca_cq_discard **p = &cq->discard, *d;
-
-	while ((d = *p)) {
-		if ((int32_t)(d->until - cq->ci) <= 0) {
-			*p = d->next;
-			d->linked = false;
-			continue;
-		}
-		if (d->qpn == cqe->qp_num)
-			return true;
-		p = &d->next;
-	}
-	return false;
-}
-
 /* The QP's CQEs that @cq holds now are never polled. */
 static void vhca_cq_discard_qp(struct vhca_cq *cq, struct vhca_cq_discard *d,
 			       uint32_t qpn)

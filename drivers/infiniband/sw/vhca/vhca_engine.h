@@ -13,8 +13,11 @@
  *                 completes once its packets are built)
  *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
  *                 completion of send WQEs
- *   vhca_resp.c   RC responder: SEND, WRITE and READ requests; the UC
- *                 responder (SEND and WRITE, no answers)
+ *   vhca_resp.c   RC responder: PSN check, SEND and WRITE requests, the
+ *                 backlog behind READ responses; the UC responder (SEND
+ *                 and WRITE, no answers)
+ *   vhca_resp_rd.c  the responder's resources: READ requests and their
+ *                 responses, atomics and their kept results
  *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
  *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
  *   vhca_ud.c     UD and GSI QPs
@@ -284,6 +287,30 @@ void vhca_resp_drop_held(struct vhca_qp *qp);
  * did not complete stays in @msg (UC: for the next message).
  */
 void vhca_rmsg_close(struct vhca_rmsg *msg);
+
+/*
+ * vhca_resp_rd.c, for vhca_resp.c: everything under rq_lock except
+ * vhca_resp_read_pass(), which takes it.  vhca_resp_read(),
+ * vhca_resp_atomic_eth() and vhca_resp_atomic_write() take a new request
+ * (0, or a NAK code); the _again variants answer a duplicate from the
+ * resource that holds it, or drop it; vhca_resp_read_pass() sends one
+ * bounded pass of READ responses; vhca_resp_rd_oldest() is the busy READ
+ * resource answered first (NULL: none), vhca_resp_holding() whether
+ * requests must wait behind READ responses.
+ */
+int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt, u32 npsn);
+void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  u32 npsn);
+void vhca_resp_read_pass(struct vhca_qp *qp);
+int vhca_resp_atomic_eth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 struct sk_buff_head *list);
+int vhca_resp_atomic_write(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			   struct sk_buff *skb, u32 off,
+			   struct sk_buff_head *list);
+void vhca_resp_atomic_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			    struct sk_buff_head *list);
+struct vhca_rd_res *vhca_resp_rd_oldest(struct vhca_qp *qp);
+bool vhca_resp_holding(struct vhca_qp *qp);
 
 /* vhca_db.c */
 

@@ -5,15 +5,11 @@
  * the MR under its key in vdev->mr_xa, where the engine finds it lock-free;
  * deregistration waits for the engine to let go of it.  Fast-registration
  * MRs (alloc_mr, map_mr_sg) are registered and invalidated by the engine's
- * local operations, under the MR's lock.  Memory windows are MRs of
- * another kind in the same key space, bound and invalidated by the
- * engine's local operations, through which remote accesses reach their
- * MR.  The engine moves payload between packets and MRs with the copy
- * helpers at the end.
+ * local operations, under the MR's lock.  Memory windows (vhca_mw.c) are
+ * MRs of another kind in the same key space; the engine moves payload
+ * between packets and MRs with the copies of vhca_mr_copy.c.
  */
-#include <linux/highmem.h>
 #include <linux/random.h>
-#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
@@ -47,7 +43,7 @@ int vhca_mr_check_reg_access(int access)
 }
 
 /* The bounds part of vhca_mr_check(). */
-static bool vhca_mr_in_bounds(const struct vhca_mr *mr, u64 iova, u64 len)
+bool vhca_mr_in_bounds(const struct vhca_mr *mr, u64 iova, u64 len)
 {
 	u64 off;
 
@@ -93,46 +89,9 @@ int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
 	return err;
 }
 
-/* A window's check for an access by qp; its lock held. */
-static int vhca_mw_check_locked(const struct vhca_mr *win, u32 key,
-				const struct ib_qp *qp, u64 iova, u64 len,
-				int access)
-{
-	const struct vhca_mr *mr = win->mw_mr;
-
-	if (win->state != VHCA_MR_VALID || win->key != key || !mr)
-		return -EACCES;
-	if (win->pd != qp->pd ||
-	    (win->mw_type == IB_MW_TYPE_2 && win->mw_qpn != qp->qp_num))
-		return -EACCES;
-	if (access & ~(win->access & VHCA_MR_CHECK_ACCESS))
-		return -EACCES;
-	if (!vhca_mr_in_bounds(win, iova, len))
-		return -EINVAL;
-	/* The MR: a user MR, checked as for a local access of its own. */
-	return vhca_mr_check_locked(mr, mr->ibmr.lkey, mr->pd, iova, len,
-				    access & (IB_ACCESS_REMOTE_WRITE |
-					      IB_ACCESS_REMOTE_ATOMIC) ?
-				    IB_ACCESS_LOCAL_WRITE : 0);
-}
-
-int vhca_mr_check_remote(struct vhca_mr *mr, u32 key, const struct ib_qp *qp,
-			 u64 iova, u64 len, int access)
-{
-	unsigned long flags;
-	int err;
-
-	if (!vhca_mr_is_mw(mr))
-		return vhca_mr_check(mr, key, qp->pd, iova, len, access);
-	spin_lock_irqsave(&mr->lock, flags);
-	err = vhca_mw_check_locked(mr, key, qp, iova, len, access);
-	spin_unlock_irqrestore(&mr->lock, flags);
-	return err;
-}
-
 /* A new MR, counted against VHCA_MAX_MR; NULL beyond it or without memory. */
-static struct vhca_mr *vhca_mr_alloc(struct vhca_dev *vdev,
-				     struct ib_pd *ibpd, int access)
+struct vhca_mr *vhca_mr_alloc(struct vhca_dev *vdev, struct ib_pd *ibpd,
+			      int access)
 {
 	struct vhca_mr *mr;
 
@@ -152,7 +111,7 @@ err_count:
 	return NULL;
 }
 
-static void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr)
+void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
 	kfree(mr->fr_pages);
 	kfree(mr->fr_map);
@@ -223,8 +182,7 @@ void vhca_mr_put(struct vhca_mr *mr)
 }
 
 /* Give a filled-in MR its keys and make it findable; frees it on failure. */
-static struct ib_mr *vhca_mr_register(struct vhca_dev *vdev,
-				      struct vhca_mr *mr)
+struct ib_mr *vhca_mr_register(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
 	int err;
 
@@ -247,7 +205,7 @@ err_free:
  * No new lookup finds mr after this; returns when the last user is gone.
  * An MR that rereg_user_mr replaced left its index to its successor.
  */
-static void vhca_mr_unpublish(struct vhca_dev *vdev, struct vhca_mr *mr)
+void vhca_mr_unpublish(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
 	xa_cmpxchg(&vdev->mr_xa, mr->index, mr, NULL, 0);
 	vhca_mr_put(mr);
@@ -534,11 +492,13 @@ int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
 		 (length && iova + (length - 1) < iova))
 		err = -EINVAL;
 	if (!err) {
-		memcpy(mr->fr_pages, mr->fr_map,
-		       mr->fr_nmap * sizeof(*mr->fr_pages));
+		/* The map becomes the page list in effect, */
 		mr->fr_npages = mr->fr_nmap;
 		mr->fr_offset = mr->fr_map_offset;
 		mr->fr_shift = mr->fr_map_shift;
+		memcpy(mr->fr_pages, mr->fr_map,
+		       mr->fr_nmap * sizeof(*mr->fr_pages));
+		/* under the registration the WQE asks for. */
 		mr->iova = iova;
 		mr->length = length;
 		mr->access = access;
@@ -550,57 +510,9 @@ int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
 	return err;
 }
 
-#define VHCA_MR_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |		\
-				 IB_ACCESS_REMOTE_WRITE |		\
-				 IB_ACCESS_REMOTE_ATOMIC)
-
-/* Unbind a window: its MR may be deregistered from now on; its lock held. */
-static void vhca_mw_unbind_locked(struct vhca_mr *win)
-{
-	if (win->mw_mr)
-		atomic_dec(&win->mw_mr->mw_bound);
-	win->mw_mr = NULL;
-}
-
-/* The invalidation of a window (vhca_mr_invalidate()). */
-static int vhca_mw_invalidate_one(struct vhca_mr *win, const struct ib_pd *pd,
-				  u32 key)
-{
-	unsigned long flags;
-	int err = 0;
-
-	spin_lock_irqsave(&win->lock, flags);
-	if (win->pd != pd)
-		err = -EACCES;
-	/* o10-37.2.26: a type 1 window is not invalidated so. */
-	else if (win->mw_type != IB_MW_TYPE_2 ||
-		 win->state != VHCA_MR_VALID || win->key != key)
-		err = -EINVAL;
-	if (!err) {
-		vhca_mw_unbind_locked(win);
-		win->state = VHCA_MR_INVALID;
-	}
-	spin_unlock_irqrestore(&win->lock, flags);
-	return err;
-}
-
-int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
-		       u32 key)
-{
-	struct vhca_mr *win = vhca_mr_get(vdev, key);
-	int err;
-
-	if (!win)
-		return -EINVAL;
-	err = vhca_mr_is_mw(win) ? vhca_mw_invalidate_one(win, pd, key) :
-	      -EINVAL;
-	vhca_mr_put(win);
-	return err;
-}
-
 /* The invalidation of a fast MR (vhca_mr_invalidate()). */
-static int vhca_mr_invalidate_fast(struct vhca_mr *mr, const struct ib_pd *pd,
-				   u32 key, bool remote)
+int vhca_mr_invalidate_fast(struct vhca_mr *mr, const struct ib_pd *pd, u32 key,
+			    bool remote)
 {
 	unsigned long flags;
 	int err = 0;
@@ -617,24 +529,6 @@ static int vhca_mr_invalidate_fast(struct vhca_mr *mr, const struct ib_pd *pd,
 	else
 		mr->state = VHCA_MR_INVALID;
 	spin_unlock_irqrestore(&mr->lock, flags);
-	return err;
-}
-
-int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
-		       u32 key, bool remote)
-{
-	struct vhca_mr *mr = vhca_mr_get(vdev, key);
-	int err;
-
-	if (!mr)
-		return -EINVAL;
-	if (vhca_mr_is_mw(mr))
-		err = vhca_mw_invalidate_one(mr, pd, key);
-	else if (mr->fast)
-		err = vhca_mr_invalidate_fast(mr, pd, key, remote);
-	else
-		err = -EINVAL;
-	vhca_mr_put(mr);
 	return err;
 }
 
@@ -659,407 +553,4 @@ int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	vhca_mr_unpublish(vdev, mr);
 	vhca_mr_free(vdev, mr);
 	return 0;
-}
-
-int vhca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
-{
-	struct vhca_dev *vdev = to_vdev(ibmw->device);
-	struct vhca_mr *win;
-	struct ib_mr *reg;
-
-	if (vhca_udata_check(&vdev->ibdev, udata, "alloc_mw"))
-		return -EINVAL;
-	win = vhca_mr_alloc(vdev, ibmw->pd, 0);
-	if (!win)
-		return -ENOMEM;
-	win->mw_type = ibmw->type;
-	spin_lock_init(&win->lock);
-	/* Type 1: Valid and unbound; type 2: Free (IBTA 10.6.7). */
-	win->state = ibmw->type == IB_MW_TYPE_1 ? VHCA_MR_VALID :
-		     VHCA_MR_INVALID;
-	reg = vhca_mr_register(vdev, win);
-	if (IS_ERR(reg))
-		return PTR_ERR(reg);
-	ibmw->rkey = win->key;
-	to_vmw(ibmw)->win = win;
-	return 0;
-}
-
-int vhca_dealloc_mw(struct ib_mw *ibmw)
-{
-	struct vhca_dev *vdev = to_vdev(ibmw->device);
-	struct vhca_mr *win = to_vmw(ibmw)->win;
-	unsigned long flags;
-
-	spin_lock_irqsave(&win->lock, flags);
-	vhca_mw_unbind_locked(win);
-	win->state = VHCA_MR_INVALID;
-	spin_unlock_irqrestore(&win->lock, flags);
-	vhca_mr_unpublish(vdev, win);
-	vhca_mr_free(vdev, win);
-	return 0;
-}
-
-/* What a window may grant; LOCAL_WRITE means nothing for one. */
-#define VHCA_MW_BIND_ACCESS	(IB_ACCESS_LOCAL_WRITE | VHCA_MR_REMOTE_ACCESS)
-
-/* vhca_mw_bind()'s checks, the window's lock held; mr NULL for length 0. */
-static int vhca_mw_bind_check(const struct vhca_mr *win,
-			      const struct vhca_mr *mr, const struct ib_qp *qp,
-			      const struct vhca_mw_bind *bind)
-{
-	/*
-	 * The window is named by its index, as the MW handle names it: the
-	 * key byte posted is the provider's copy, which ibv_bind_mw advances
-	 * when it posts, ahead of the window's after a failed bind.
-	 */
-	/* o10-37.2.30: a type 2 window is bound Free; o10-37.2.40: not to 0. */
-	if (win->mw_type == IB_MW_TYPE_2 &&
-	    (win->state != VHCA_MR_INVALID || !bind->length))
-		return -EINVAL;
-	if (vhca_mr_key_index(bind->new_rkey) != win->index)
-		return -EINVAL;
-	/* No zero-based windows (o10-36.2.2 for type 1), nothing unknown. */
-	if (bind->access & ~VHCA_MW_BIND_ACCESS)
-		return -EINVAL;
-	/* C10-72 */
-	if (win->pd != qp->pd)
-		return -EACCES;
-	if (!mr)
-		return 0;
-	if (mr->pd != qp->pd)
-		return -EACCES;
-	/* C10-73 */
-	if (!(mr->access & IB_ACCESS_MW_BIND))
-		return -EACCES;
-	/* C10-74 */
-	if ((bind->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
-		return -EACCES;
-	/* C10-75 */
-	if (!vhca_mr_in_bounds(mr, bind->addr, bind->length))
-		return -EINVAL;
-	return 0;
-}
-
-int vhca_mw_bind(struct vhca_dev *vdev, const struct ib_qp *qp,
-		 const struct vhca_mw_bind *bind)
-{
-	struct vhca_mr *win, *mr = NULL;
-	unsigned long flags;
-	int err = -EINVAL;
-
-	win = vhca_mr_get(vdev, bind->mw_rkey);
-	if (!win)
-		return -EINVAL;
-	if (!vhca_mr_is_mw(win))
-		goto out;
-	if (bind->length) {
-		mr = vhca_mr_get(vdev, bind->mr_lkey);
-		if (!mr || mr->fast || mr->dma || vhca_mr_is_mw(mr))
-			goto out;
-	}
-	spin_lock_irqsave(&win->lock, flags);
-	err = vhca_mw_bind_check(win, mr, qp, bind);
-	/* The MR's dereg_mr under way (mw_bound -1): it cannot be bound. */
-	if (!err && mr && !atomic_inc_unless_negative(&mr->mw_bound))
-		err = -EINVAL;
-	if (!err) {
-		vhca_mw_unbind_locked(win);
-		win->mw_mr = mr;
-		win->iova = bind->addr;
-		win->length = bind->length;
-		win->access = bind->access & VHCA_MR_REMOTE_ACCESS;
-		win->mw_qpn = qp->qp_num;
-		win->key = bind->new_rkey;
-		win->state = VHCA_MR_VALID;
-	}
-	spin_unlock_irqrestore(&win->lock, flags);
-out:
-	if (mr)
-		vhca_mr_put(mr);
-	vhca_mr_put(win);
-	return err;
-}
-
-/*
- * The kernel side of a copy: a buffer, or (skb set) an skb's data from
- * offset off.  off advances with every chunk copied.
- */
-/* What an MR access moves: buf or skb at off, or an atomic's operands. */
-struct vhca_kbuf {
-	void *buf;
-	struct sk_buff *skb;
-	u32 off;
-	struct vhca_atomic *atomic;
-};
-
-/*
- * The atomic on the 8 bytes at mem, as the CPU's own atomics: atomic
- * with respect to every other atomic on that memory, of vhca's engine or
- * of a CPU.  -EINVAL when the 8 bytes are not one aligned word (a range
- * split across pages, or misaligned in the page under an aligned iova).
- */
-static int vhca_kbuf_atomic(struct vhca_atomic *atomic, void *mem, u32 n)
-{
-	u64 *word = mem;
-
-	if (n != sizeof(*word) || !IS_ALIGNED((uintptr_t)mem, sizeof(*word)))
-		return -EINVAL;
-	switch (atomic->op) {
-	case VHCA_ATOMIC_CMP_SWAP:
-		atomic->orig = cmpxchg64(word, atomic->compare_add,
-					 atomic->swap);
-		break;
-	case VHCA_ATOMIC_FETCH_ADD:
-		atomic->orig = atomic64_fetch_add(atomic->compare_add,
-						  (atomic64_t *)word);
-		break;
-	case VHCA_ATOMIC_WRITE:
-		/* After every store the requests before it placed. */
-		smp_store_release(word, atomic->swap);
-		break;
-	}
-	return 0;
-}
-
-static int vhca_kbuf_copy(struct vhca_kbuf *kb, void *mem, u32 n,
-			  enum vhca_copy_dir dir)
-{
-	int err = 0;
-
-	if (kb->atomic)
-		return vhca_kbuf_atomic(kb->atomic, mem, n);
-	if (kb->skb && dir == VHCA_COPY_TO_MR)
-		err = skb_copy_bits(kb->skb, kb->off, mem, n);
-	else if (kb->skb)
-		err = skb_store_bits(kb->skb, kb->off, mem, n);
-	else if (dir == VHCA_COPY_TO_MR)
-		memcpy(mem, kb->buf + kb->off, n);
-	else
-		memcpy(kb->buf + kb->off, mem, n);
-	kb->off += n;
-	return err;
-}
-
-/* Whether skb holds len bytes from off (skb_copy_bits takes ints). */
-static bool vhca_skb_range_ok(const struct sk_buff *skb, u32 off, u32 len)
-{
-	return skb->len <= INT_MAX && len <= skb->len && off <= skb->len - len;
-}
-
-/*
- * A fast MR's page list in effect: blocks of 2^fr_shift bytes at kernel
- * virtual addresses, the MR's first byte fr_offset into the first; the
- * range is within the registration, which REG_MR checked the list holds.
- */
-static int vhca_mr_xfer_fast(struct vhca_mr *mr, u64 iova,
-			     struct vhca_kbuf *kb, u32 len,
-			     enum vhca_copy_dir dir)
-{
-	u64 size = BIT_ULL(mr->fr_shift), off = iova - mr->iova + mr->fr_offset;
-	int err;
-
-	while (len) {
-		u64 pg_off = off & (size - 1);
-		u32 n = min_t(u64, len, size - pg_off);
-		u64 addr = mr->fr_pages[off >> mr->fr_shift] + pg_off;
-
-		err = vhca_kbuf_copy(kb, (void *)(uintptr_t)addr, n, dir);
-		if (err)
-			return err;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* vhca_mr_xfer(), a fast MR's lock held. */
-static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
-			       struct vhca_kbuf *kb, u32 len,
-			       enum vhca_copy_dir dir)
-{
-	u64 off;
-	int err;
-
-	if (mr->fast && (mr->state != VHCA_MR_VALID || mr->key != key))
-		return -EACCES;
-	if (dir == VHCA_COPY_TO_MR && !(mr->access & IB_ACCESS_LOCAL_WRITE))
-		return -EACCES;
-	if (!vhca_mr_in_bounds(mr, iova, len))
-		return -EINVAL;
-	if (mr->dma)
-		return vhca_kbuf_copy(kb, (void *)(uintptr_t)iova, len, dir);
-	if (mr->fast)
-		return vhca_mr_xfer_fast(mr, iova, kb, len, dir);
-
-	off = iova - mr->iova + mr->page_offset;
-	while (len) {
-		struct page *page = mr->pages[off >> PAGE_SHIFT];
-		u32 pg_off = offset_in_page(off);
-		u32 n = min_t(u32, len, PAGE_SIZE - pg_off);
-		void *kaddr = kmap_local_page(page);
-
-		err = vhca_kbuf_copy(kb, kaddr + pg_off, n, dir);
-		/* The CPU wrote a user page: as memcpy_to_page() does. */
-		if (dir == VHCA_COPY_TO_MR)
-			flush_dcache_page(page);
-		kunmap_local(kaddr);
-		if (err)
-			return err;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * Through a window, its lock held: its MR, a user MR, stays registered
- * while the window is bound to it.
- */
-static int vhca_mw_xfer_locked(struct vhca_mr *win, u32 key, u64 iova,
-			       struct vhca_kbuf *kb, u32 len,
-			       enum vhca_copy_dir dir)
-{
-	struct vhca_mr *mr = win->mw_mr;
-
-	if (win->state != VHCA_MR_VALID || win->key != key || !mr)
-		return -EACCES;
-	if (!vhca_mr_in_bounds(win, iova, len))
-		return -EINVAL;
-	return vhca_mr_xfer_locked(mr, mr->ibmr.lkey, iova, kb, len, dir);
-}
-
-static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
-			struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir)
-{
-	unsigned long flags;
-	int err;
-
-	if (!len)
-		return 0;
-	if (!mr->fast && !vhca_mr_is_mw(mr))
-		return vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
-	spin_lock_irqsave(&mr->lock, flags);
-	if (vhca_mr_is_mw(mr))
-		err = vhca_mw_xfer_locked(mr, key, iova, kb, len, dir);
-	else
-		err = vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
-	spin_unlock_irqrestore(&mr->lock, flags);
-	return err;
-}
-
-int vhca_mr_copy(struct vhca_mr *mr, u32 key, u64 iova, void *buf, u32 len,
-		 enum vhca_copy_dir dir)
-{
-	struct vhca_kbuf kb = { .buf = buf };
-
-	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
-}
-
-int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
-		     struct sk_buff *skb, u32 skb_off, u32 len,
-		     enum vhca_copy_dir dir)
-{
-	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
-
-	if (!vhca_skb_range_ok(skb, skb_off, len))
-		return -EFAULT;
-	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
-}
-
-int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
-		   struct vhca_atomic *atomic)
-{
-	struct vhca_kbuf kb = { .atomic = atomic };
-
-	if (!IS_ALIGNED(iova, sizeof(u64)))
-		return -EINVAL;
-	return vhca_mr_xfer(mr, key, iova, &kb, sizeof(u64), VHCA_COPY_TO_MR);
-}
-
-static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,
-			 const struct vhca_sge *sge, u32 num_sge, u64 offset,
-			 struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir,
-			 int access)
-{
-	u64 total = 0;
-	u32 i;
-	int err;
-
-	for (i = 0; i < num_sge; i++)
-		total += sge[i].length;
-	if (offset > total || len > total - offset) {
-		ibdev_dbg(&vdev->ibdev,
-			  "sge: %u bytes at %llu overflow %u SGEs of %llu bytes\n",
-			  len, offset, num_sge, total);
-		return -EINVAL;
-	}
-
-	for (i = 0; i < num_sge && len; i++) {
-		u64 addr = sge[i].addr;
-		u32 n, slen = sge[i].length, lkey = sge[i].lkey;
-		struct vhca_mr *mr;
-
-		if (offset >= slen) {
-			offset -= slen;
-			continue;
-		}
-		n = min_t(u64, slen - offset, len);
-		if (addr + offset < addr) {
-			ibdev_dbg(&vdev->ibdev, "sge %u: %#llx wraps\n", i, addr);
-			return -EACCES;
-		}
-		addr += offset;
-		mr = vhca_mr_get(vdev, lkey);
-		if (!mr) {
-			ibdev_dbg(&vdev->ibdev, "sge %u: no MR for lkey %#x\n",
-				  i, lkey);
-			return -EACCES;
-		}
-		err = vhca_mr_check(mr, lkey, pd, addr, n, access);
-		if (err) {
-			vhca_mr_put(mr);
-			ibdev_dbg(&vdev->ibdev,
-				  "sge %u: lkey %#x refuses %#llx+%u access %#x: %d\n",
-				  i, lkey, addr, n, access, err);
-			return -EACCES;
-		}
-		err = vhca_mr_xfer(mr, lkey, addr, kb, n, dir);
-		vhca_mr_put(mr);
-		if (err) {
-			ibdev_dbg(&vdev->ibdev, "sge %u: copy failed: %d\n",
-				  i, err);
-			return err;
-		}
-		offset = 0;
-		len -= n;
-	}
-	return len ? -EINVAL : 0;
-}
-
-int vhca_sge_copy(struct vhca_dev *vdev, const struct ib_pd *pd,
-		  const struct vhca_sge *sge, u32 num_sge, u64 offset,
-		  void *buf, u32 len, enum vhca_copy_dir dir, int access)
-{
-	struct vhca_kbuf kb = { .buf = buf };
-
-	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
-			     access);
-}
-
-int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
-		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
-		      struct sk_buff *skb, u32 skb_off, u32 len,
-		      enum vhca_copy_dir dir, int access)
-{
-	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
-
-	if (!vhca_skb_range_ok(skb, skb_off, len)) {
-		ibdev_dbg(&vdev->ibdev, "sge: skb of %u bytes has no %u at %u\n",
-			  skb->len, len, skb_off);
-		return -EFAULT;
-	}
-	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
-			     access);
 }

@@ -44,6 +44,11 @@ static inline u32 vhca_mr_key_index(u32 key)
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_ATOMIC)
 
+/* The remote accesses an MR or a window may grant. */
+#define VHCA_MR_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_ATOMIC)
+
 /* The largest page list of a fast-registration MR (max_fast_reg_page_list_len). */
 #define VHCA_MAX_FAST_REG_PAGES	512
 
@@ -291,6 +296,25 @@ static inline bool vhca_mr_is_mw(const struct vhca_mr *mr)
 {
 	return mr->mw_type;
 }
+
+/*
+ * Between vhca_mr.c and vhca_mw.c, which makes its windows with them:
+ * vhca_mr_alloc() counts a new MR or window against VHCA_MAX_MR (NULL
+ * beyond it or without memory); vhca_mr_register() gives a filled-in one
+ * its keys and publishes it, freeing it on failure; vhca_mr_unpublish()
+ * returns once no lookup finds it and its last user let go, and
+ * vhca_mr_free() frees it.  vhca_mr_in_bounds() is the bounds part of the
+ * checks; vhca_mr_invalidate_fast() the invalidation of a fast MR (see
+ * vhca_mr_invalidate()).
+ */
+struct vhca_mr *vhca_mr_alloc(struct vhca_dev *vdev, struct ib_pd *ibpd,
+			      int access);
+struct ib_mr *vhca_mr_register(struct vhca_dev *vdev, struct vhca_mr *mr);
+void vhca_mr_unpublish(struct vhca_dev *vdev, struct vhca_mr *mr);
+void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr);
+bool vhca_mr_in_bounds(const struct vhca_mr *mr, u64 iova, u64 len);
+int vhca_mr_invalidate_fast(struct vhca_mr *mr, const struct ib_pd *pd, u32 key,
+			    bool remote);
 
 /*
  * For the engine, any context: the MR with this lkey/rkey, referenced, or

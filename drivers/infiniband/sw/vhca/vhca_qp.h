@@ -204,6 +204,13 @@ static inline bool vhca_qp_connected(const struct vhca_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
+/* RTR, RTS or SQD: a state in which the QP takes what it receives. */
+static inline bool vhca_qp_receives(const struct vhca_qp *qp)
+{
+	return qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS ||
+	       qp->state == IB_QPS_SQD;
+}
+
 int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		   struct ib_udata *udata);
 int vhca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -396,13 +396,48 @@ static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 	}
 }
 
+/* The data of a kernel send WR: inline, or its SGEs. */
+static int vhca_write_send_data(struct vhca_qp *qp,
+				struct vhca_send_wqe *wqe,
+				const struct ib_send_wr *wr)
+{
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+	u32 len = 0;
+	int i;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *data = (u8 *)(wqe + 1);
+
+		if (wqe->opcode == VHCA_WR_RDMA_READ)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - len)
+				return -EINVAL;
+			memcpy(data + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		wqe->flags |= VHCA_WQE_INLINE;
+		wqe->inline_len = len;
+		return 0;
+	}
+	if (wr->num_sge > qp->max_send_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	wqe->num_sge = wr->num_sge;
+	return 0;
+}
+
 /* Write one kernel send WR into the slot at the head. */
 static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 {
 	struct vhca_send_wqe *wqe = vhca_ring_slot(&qp->sq, qp->sq_head);
-	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
-	u32 len = 0;
-	int op, i;
+	int op;
 
 	op = vhca_wr_opcode(qp->ibqp.qp_type, wr->opcode);
 	if (op < 0 || wr->num_sge < 0)
@@ -466,32 +501,7 @@ static int vhca_write_send_wqe(struct vhca_qp *qp, const struct ib_send_wr *wr)
 		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
 	}
 
-	if (wr->send_flags & IB_SEND_INLINE) {
-		u8 *data = (u8 *)(wqe + 1);
-
-		if (op == VHCA_WR_RDMA_READ)
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->max_inline - len)
-				return -EINVAL;
-			memcpy(data + len,
-			       (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		wqe->flags |= VHCA_WQE_INLINE;
-		wqe->inline_len = len;
-		return 0;
-	}
-	if (wr->num_sge > qp->max_send_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	wqe->num_sge = wr->num_sge;
-	return 0;
+	return vhca_write_send_data(qp, wqe, wr);
 }
 
 /*

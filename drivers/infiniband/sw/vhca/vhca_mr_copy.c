@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The engine's copies between its buffers or packets and memory regions:
+ * an MR of any kind (DMA, user, fast-registration) or a window, which
+ * leads to its MR under the window's lock; the SGE lists of WQEs; and the
+ * atomics on 8 bytes of an MR.  The key a lookup was for is checked again
+ * here, under the lock of a fast MR or a window, whose key may change.
+ */
+#include <linux/highmem.h>
+#include <linux/skbuff.h>
+
+#include "vhca.h"
+
+/*
+ * The kernel side of a copy: a buffer, or (skb set) an skb's data from
+ * offset off.  off advances with every chunk copied.
+ */
+/* What an MR access moves: buf or skb at off, or an atomic's operands. */
+struct vhca_kbuf {
+	void *buf;
+	struct sk_buff *skb;
+	u32 off;
+	struct vhca_atomic *atomic;
+};
+
+/*
+ * The atomic on the 8 bytes at mem, as the CPU's own atomics: atomic
+ * with respect to every other atomic on that memory, of vhca's engine or
+ * of a CPU.  -EINVAL when the 8 bytes are not one aligned word (a range
+ * split across pages, or misaligned in the page under an aligned iova).
+ */
+static int vhca_kbuf_atomic(struct vhca_atomic *atomic, void *mem, u32 n)
+{
+	u64 *word = mem;
+
+	if (n != sizeof(*word) || !IS_ALIGNED((uintptr_t)mem, sizeof(*word)))
+		return -EINVAL;
+	switch (atomic->op) {
+	case VHCA_ATOMIC_CMP_SWAP:
+		atomic->orig = cmpxchg64(word, atomic->compare_add,
+					 atomic->swap);
+		break;
+	case VHCA_ATOMIC_FETCH_ADD:
+		atomic->orig = atomic64_fetch_add(atomic->compare_add,
+						  (atomic64_t *)word);
+		break;
+	case VHCA_ATOMIC_WRITE:
+		/* After every store the requests before it placed. */
+		smp_store_release(word, atomic->swap);
+		break;
+	}
+	return 0;
+}
+
+static int vhca_kbuf_copy(struct vhca_kbuf *kb, void *mem, u32 n,
+			  enum vhca_copy_dir dir)
+{
+	int err = 0;
+
+	if (kb->atomic)
+		return vhca_kbuf_atomic(kb->atomic, mem, n);
+	if (kb->skb && dir == VHCA_COPY_TO_MR)
+		err = skb_copy_bits(kb->skb, kb->off, mem, n);
+	else if (kb->skb)
+		err = skb_store_bits(kb->skb, kb->off, mem, n);
+	else if (dir == VHCA_COPY_TO_MR)
+		memcpy(mem, kb->buf + kb->off, n);
+	else
+		memcpy(kb->buf + kb->off, mem, n);
+	kb->off += n;
+	return err;
+}
+
+/* Whether skb holds len bytes from off (skb_copy_bits takes ints). */
+static bool vhca_skb_range_ok(const struct sk_buff *skb, u32 off, u32 len)
+{
+	return skb->len <= INT_MAX && len <= skb->len && off <= skb->len - len;
+}
+
+/* A chunk of a user MR's page, mapped for the CPU while it copies. */
+static int vhca_mr_copy_page(struct page *page, u32 pg_off,
+			     struct vhca_kbuf *kb, u32 n, enum vhca_copy_dir dir)
+{
+	void *kaddr = kmap_local_page(page);
+	int err;
+
+	err = vhca_kbuf_copy(kb, kaddr + pg_off, n, dir);
+	/* The CPU wrote a user page: as memcpy_to_page() does. */
+	if (dir == VHCA_COPY_TO_MR)
+		flush_dcache_page(page);
+	kunmap_local(kaddr);
+	return err;
+}
+
+/*
+ * A user MR's pages, or a fast MR's page list in effect: blocks of
+ * 2^fr_shift bytes at kernel virtual addresses, the MR's first byte
+ * fr_offset into the first, the range within the registration, which
+ * REG_MR checked the list holds.
+ */
+static int vhca_mr_xfer_pages(struct vhca_mr *mr, u64 iova,
+			      struct vhca_kbuf *kb, u32 len,
+			      enum vhca_copy_dir dir)
+{
+	unsigned int shift = mr->fast ? mr->fr_shift : PAGE_SHIFT;
+	u64 off = iova - mr->iova + (mr->fast ? mr->fr_offset : mr->page_offset);
+	int err = 0;
+
+	while (len && !err) {
+		u64 block_off = off & (BIT_ULL(shift) - 1);
+		u32 n = min_t(u64, len, BIT_ULL(shift) - block_off);
+
+		if (mr->fast)
+			err = vhca_kbuf_copy(kb, (void *)(uintptr_t)
+					     (mr->fr_pages[off >> shift] +
+					      block_off), n, dir);
+		else
+			err = vhca_mr_copy_page(mr->pages[off >> shift],
+						block_off, kb, n, dir);
+		off += n;
+		len -= n;
+	}
+	return err;
+}
+
+/* vhca_mr_xfer(), a fast MR's lock held. */
+static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
+			       struct vhca_kbuf *kb, u32 len,
+			       enum vhca_copy_dir dir)
+{
+	if (mr->fast && (mr->state != VHCA_MR_VALID || mr->key != key))
+		return -EACCES;
+	if (dir == VHCA_COPY_TO_MR && !(mr->access & IB_ACCESS_LOCAL_WRITE))
+		return -EACCES;
+	if (!vhca_mr_in_bounds(mr, iova, len))
+		return -EINVAL;
+	if (mr->dma)
+		return vhca_kbuf_copy(kb, (void *)(uintptr_t)iova, len, dir);
+	return vhca_mr_xfer_pages(mr, iova, kb, len, dir);
+}
+
+/*
+ * Through a window, its lock held: its MR, a user MR, stays registered
+ * while the window is bound to it.
+ */
+static int vhca_mw_xfer_locked(struct vhca_mr *win, u32 key, u64 iova,
+			       struct vhca_kbuf *kb, u32 len,
+			       enum vhca_copy_dir dir)
+{
+	struct vhca_mr *mr = win->mw_mr;
+
+	if (win->state != VHCA_MR_VALID || win->key != key || !mr)
+		return -EACCES;
+	if (!vhca_mr_in_bounds(win, iova, len))
+		return -EINVAL;
+	return vhca_mr_xfer_locked(mr, mr->ibmr.lkey, iova, kb, len, dir);
+}
+
+static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
+			struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir)
+{
+	unsigned long flags;
+	int err;
+
+	if (!len)
+		return 0;
+	if (!mr->fast && !vhca_mr_is_mw(mr))
+		return vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
+	spin_lock_irqsave(&mr->lock, flags);
+	if (vhca_mr_is_mw(mr))
+		err = vhca_mw_xfer_locked(mr, key, iova, kb, len, dir);
+	else
+		err = vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+int vhca_mr_copy(struct vhca_mr *mr, u32 key, u64 iova, void *buf, u32 len,
+		 enum vhca_copy_dir dir)
+{
+	struct vhca_kbuf kb = { .buf = buf };
+
+	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
+}
+
+int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
+		     struct sk_buff *skb, u32 skb_off, u32 len,
+		     enum vhca_copy_dir dir)
+{
+	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
+
+	if (!vhca_skb_range_ok(skb, skb_off, len))
+		return -EFAULT;
+	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
+}
+
+int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
+		   struct vhca_atomic *atomic)
+{
+	struct vhca_kbuf kb = { .atomic = atomic };
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	return vhca_mr_xfer(mr, key, iova, &kb, sizeof(u64), VHCA_COPY_TO_MR);
+}
+
+static int vhca_sge_xfer(struct vhca_dev *vdev, const struct ib_pd *pd,
+			 const struct vhca_sge *sge, u32 num_sge, u64 offset,
+			 struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir,
+			 int access)
+{
+	u64 total = 0;
+	u32 i;
+	int err;
+
+	for (i = 0; i < num_sge; i++)
+		total += sge[i].length;
+	if (offset > total || len > total - offset) {
+		ibdev_dbg(&vdev->ibdev,
+			  "sge: %u bytes at %llu overflow %u SGEs of %llu bytes\n",
+			  len, offset, num_sge, total);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < num_sge && len; i++) {
+		u64 addr = sge[i].addr;
+		u32 n, slen = sge[i].length, lkey = sge[i].lkey;
+		struct vhca_mr *mr;
+
+		if (offset >= slen) {
+			offset -= slen;
+			continue;
+		}
+		n = min_t(u64, slen - offset, len);
+		if (addr + offset < addr) {
+			ibdev_dbg(&vdev->ibdev, "sge %u: %#llx wraps\n", i, addr);
+			return -EACCES;
+		}
+		addr += offset;
+		mr = vhca_mr_get(vdev, lkey);
+		if (!mr) {
+			ibdev_dbg(&vdev->ibdev, "sge %u: no MR for lkey %#x\n",
+				  i, lkey);
+			return -EACCES;
+		}
+		err = vhca_mr_check(mr, lkey, pd, addr, n, access);
+		if (err) {
+			vhca_mr_put(mr);
+			ibdev_dbg(&vdev->ibdev,
+				  "sge %u: lkey %#x refuses %#llx+%u access %#x: %d\n",
+				  i, lkey, addr, n, access, err);
+			return -EACCES;
+		}
+		err = vhca_mr_xfer(mr, lkey, addr, kb, n, dir);
+		vhca_mr_put(mr);
+		if (err) {
+			ibdev_dbg(&vdev->ibdev, "sge %u: copy failed: %d\n",
+				  i, err);
+			return err;
+		}
+		offset = 0;
+		len -= n;
+	}
+	return len ? -EINVAL : 0;
+}
+
+int vhca_sge_copy(struct vhca_dev *vdev, const struct ib_pd *pd,
+		  const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		  void *buf, u32 len, enum vhca_copy_dir dir, int access)
+{
+	struct vhca_kbuf kb = { .buf = buf };
+
+	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
+			     access);
+}
+
+int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
+		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		      struct sk_buff *skb, u32 skb_off, u32 len,
+		      enum vhca_copy_dir dir, int access)
+{
+	struct vhca_kbuf kb = { .skb = skb, .off = skb_off };
+
+	if (!vhca_skb_range_ok(skb, skb_off, len)) {
+		ibdev_dbg(&vdev->ibdev, "sge: skb of %u bytes has no %u at %u\n",
+			  skb->len, len, skb_off);
+		return -EFAULT;
+	}
+	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
+			     access);
+}

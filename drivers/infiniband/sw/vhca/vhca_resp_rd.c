@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC responder's resources (rq_lock): max_dest_rd_atomic of them,
+ * shared by READs and atomics.  A READ request takes one and is answered
+ * from its MR by the QP's work item, a bounded pass at a time; a duplicate
+ * READ is answered again only within the READ a resource holds.  An
+ * atomic executes once, at its request, its result kept in a resource for
+ * the duplicates, which get the same answer.
+ */
+#include <linux/err.h>
+#include <linux/skbuff.h>
+
+#include "vhca_engine.h"
+
+/* The MR a READ names, referenced and checked for remote read, or NULL. */
+static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
+					 const struct vhca_pkt *pkt)
+{
+	struct vhca_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		return NULL;
+	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
+	if (mr && vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
+				       pkt->reth_va, pkt->reth_len,
+				       IB_ACCESS_REMOTE_READ)) {
+		vhca_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+/* The READ request pkt (its first or a duplicate) is what res answers. */
+static void vhca_rd_reply_set(struct vhca_rd_res *res,
+			      const struct vhca_pkt *pkt, u32 npkts)
+{
+	res->reply = (struct vhca_rd_reply){
+		.psn = pkt->psn,
+		.npkts = npkts,
+		.va = pkt->reth_va,
+		.len = pkt->reth_len,
+	};
+}
+
+static bool vhca_rd_busy(const struct vhca_rd_res *res)
+{
+	return res->reply.sent < res->reply.npkts;
+}
+
+/* The busy READ resource whose reply comes first, or NULL. */
+struct vhca_rd_res *vhca_resp_rd_oldest(struct vhca_qp *qp)
+{
+	struct vhca_rd_res *res, *oldest = NULL;
+	u32 i;
+
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->resp.rd[i];
+		if (vhca_rd_busy(res) &&
+		    (!oldest ||
+		     vhca_psn_before(res->reply.psn, oldest->reply.psn)))
+			oldest = res;
+	}
+	return oldest;
+}
+
+/* READ responses are to go, or requests wait behind them; rq_lock. */
+bool vhca_resp_holding(struct vhca_qp *qp)
+{
+	return vhca_resp_rd_oldest(qp) || !skb_queue_empty(&qp->resp.backlog);
+}
+
+/*
+ * A responder resource for a new READ or atomic: the next one in turn that
+ * is not sending READ responses (an atomic's is never busy: its result is
+ * kept until the slot's turn comes again, for the duplicates), or NULL
+ * when all max_dest_rd_atomic are (the requester broke its limit).
+ */
+static struct vhca_rd_res *vhca_resp_rd_take(struct vhca_qp *qp)
+{
+	u32 slots = qp->attr.max_dest_rd_atomic, i;
+	struct vhca_rd_res *res;
+
+	for (i = 0; i < slots; i++) {
+		res = &qp->resp.rd[qp->resp.rd_next++ % slots];
+		if (!vhca_rd_busy(res))
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * A new READ request: its MR checked, a READ resource that is not busy
+ * taken (all max_dest_rd_atomic are: the requester broke its limit),
+ * counted before its responses (which carry the MSN), answered by the
+ * QP's work item (vhca_resp_run()).  0 or a NAK code.
+ */
+int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		   u32 npsn)
+{
+	struct vhca_mr *mr = vhca_resp_read_mr(qp, pkt);
+	struct vhca_rd_res *res;
+
+	if (!mr)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	vhca_mr_put(mr);
+	res = vhca_resp_rd_take(qp);
+	if (!res)
+		return VHCA_NAK_INVALID_REQ;
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	*res = (struct vhca_rd_res){
+		.psn = pkt->psn,
+		.npsn = npsn,
+		.va = pkt->reth_va,
+		.len = pkt->reth_len,
+		.rkey = pkt->reth_rkey,
+		.msn = qp->resp.msn,
+	};
+	vhca_rd_reply_set(res, pkt, npsn);
+	return 0;
+}
+
+/* The held READ whose responses took psn, or NULL. */
+static struct vhca_rd_res *vhca_resp_rd_find(struct vhca_qp *qp, u32 psn)
+{
+	struct vhca_rd_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->resp.rd[i];
+		if (!res->atomic && !vhca_psn_before(psn, res->psn) &&
+		    vhca_psn_before(psn, vhca_psn_add(res->psn, res->npsn)))
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * A duplicate READ request is answered again only from the held READ whose
+ * PSNs it falls in, and only for (a part of) what that READ asked: the same
+ * rkey, within its range and its PSNs.  Its reply replaces the one the
+ * resource was sending.  Anything else is dropped (a class D error),
+ * never executed afresh.
+ */
+void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			  u32 npsn)
+{
+	struct vhca_rd_res *res = vhca_resp_rd_find(qp, pkt->psn);
+	struct vhca_mr *mr;
+
+	if (!res || pkt->reth_rkey != res->rkey || pkt->reth_va < res->va ||
+	    pkt->reth_len > res->len ||
+	    pkt->reth_va - res->va > res->len - pkt->reth_len ||
+	    vhca_psn_after(vhca_psn_add(pkt->psn, npsn),
+			   vhca_psn_add(res->psn, res->npsn)))
+		return;
+	mr = vhca_resp_read_mr(qp, pkt);
+	if (!mr)
+		return;
+	vhca_mr_put(mr);
+	vhca_rd_reply_set(res, pkt, npsn);
+}
+
+/*
+ * Build responses first..first + n - 1 of reply from the MR of rkey (looked
+ * up again: one deregistered since the request refuses the rest) onto
+ * list.  Returns how many were built (fewer when memory ran short: the
+ * requester reads again), or -EACCES.
+ */
+static int vhca_resp_read_build(struct vhca_qp *qp,
+				const struct vhca_rd_reply *reply, u32 rkey,
+				u32 msn, u32 n, struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 mtu = vhca_qp_mtu(qp), i, index;
+	struct vhca_mr *mr = NULL;
+	struct sk_buff *skb;
+	void *payload;
+	int err = 0;
+
+	if (reply->len) {
+		mr = vhca_mr_get(vdev, rkey);
+		if (!mr)
+			return -EACCES;
+	}
+	for (i = 0; i < n && !err; i++) {
+		struct vhca_pkt rsp = {
+			.dqpn = qp->attr.dest_qp_num,
+			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			.aeth_msn = msn,
+		};
+		u64 va;
+
+		index = reply->sent + i;
+		va = reply->va + (u64)index * mtu;
+		rsp.psn = vhca_psn_add(reply->psn, index);
+		rsp.paylen = vhca_pkt_seg_len(reply->len, mtu, index);
+		rsp.opcode = reply->npkts == 1 ?
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			     !index ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
+			     index == reply->npkts - 1 ?
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+		if (mr && vhca_mr_check_remote(mr, rkey, &qp->ibqp, va,
+					       rsp.paylen,
+					       IB_ACCESS_REMOTE_READ)) {
+			err = -EACCES;
+			break;
+		}
+		skb = vhca_tx_build(vdev, &rsp, &payload);
+		if (IS_ERR(skb))
+			break;
+		if (mr)
+			err = vhca_mr_copy(mr, rkey, va, payload, rsp.paylen,
+					   VHCA_COPY_FROM_MR);
+		if (err)
+			kfree_skb(skb);
+		else
+			__skb_queue_tail(list, skb);
+	}
+	if (mr)
+		vhca_mr_put(mr);
+	return err ? -EACCES : i;
+}
+
+/*
+ * One pass of READ responses: at most VHCA_RESP_READ_BUDGET of the busy
+ * READ resource whose reply comes first, built without the QP's locks and
+ * sent in order.  A reply that a duplicate replaced meanwhile starts
+ * again; a refused one NAKs and fails the QP.
+ */
+void vhca_resp_read_pass(struct vhca_qp *qp)
+{
+	struct sk_buff_head list;
+	struct vhca_rd_reply reply;
+	struct vhca_rd_res *res;
+	unsigned long flags;
+	bool fatal = false;
+	u32 rkey, msn;
+	int built;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	res = vhca_resp_rd_oldest(qp);
+	if (!res) {
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		return;
+	}
+	reply = res->reply;
+	rkey = res->rkey;
+	msn = res->msn;
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+
+	built = vhca_resp_read_build(qp, &reply, rkey, msn,
+				     min_t(u32, reply.npkts - reply.sent,
+					   VHCA_RESP_READ_BUDGET), &list);
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (res->reply.psn == reply.psn && res->reply.sent == reply.sent &&
+	    res->reply.npkts == reply.npkts) {
+		if (built < 0) {
+			res->reply.sent = res->reply.npkts;
+			vhca_tx_queue_ack(qp,
+					  vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR),
+					  vhca_psn_add(reply.psn, reply.sent),
+					  &list);
+			fatal = true;
+		} else {
+			res->reply.sent += built;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	vhca_tx_list(qp, &list);
+	if (fatal)
+		vhca_qp_fatal(qp, IB_WC_SUCCESS);
+}
+
+/* The atomic whose request took psn, its result kept, or NULL. */
+static struct vhca_rd_res *vhca_resp_atomic_find(struct vhca_qp *qp, u32 psn)
+{
+	struct vhca_rd_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->resp.rd[i];
+		if (res->atomic && res->psn == psn)
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * The answer of the atomic that res holds, onto list: an ATOMIC
+ * ACKNOWLEDGE with the value found, or for an ATOMIC WRITE a READ
+ * response without payload.
+ */
+static void vhca_resp_atomic_ack(struct vhca_qp *qp,
+				 const struct vhca_rd_res *res,
+				 struct sk_buff_head *list)
+{
+	struct vhca_pkt pkt = {
+		.opcode = res->atomic_write ?
+			  IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			  IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = res->psn,
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+		.aeth_msn = res->msn,
+		.atm_orig = res->orig,
+	};
+	struct sk_buff *skb;
+	void *payload;
+
+	skb = vhca_tx_build(to_vdev(qp->ibqp.device), &pkt, &payload);
+	if (!IS_ERR(skb))
+		__skb_queue_tail(list, skb);
+}
+
+/*
+ * A new atomic request: the QP's and the MR's access (remote atomic, or
+ * remote write for an ATOMIC WRITE), PD and bounds checked (a misaligned
+ * address is an invalid request, as the IBTA has it), executed once, its
+ * result kept in a responder resource (one of max_dest_rd_atomic, which
+ * READs and atomics share) and answered.
+ * 0 or a NAK code.
+ */
+static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			    struct vhca_atomic atomic, int access,
+			    struct sk_buff_head *list)
+{
+	struct vhca_rd_res *res;
+	struct vhca_mr *mr;
+	int err;
+
+	if (!IS_ALIGNED(pkt->reth_va, sizeof(u64)))
+		return VHCA_NAK_INVALID_REQ;
+	if (!(qp->attr.qp_access_flags & access))
+		return VHCA_NAK_REM_ACCESS_ERR;
+	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
+	if (!mr)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	err = vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
+				   pkt->reth_va, sizeof(u64), access);
+	res = err ? NULL : vhca_resp_rd_take(qp);
+	if (res)
+		err = vhca_mr_atomic(mr, pkt->reth_rkey, pkt->reth_va, &atomic);
+	vhca_mr_put(mr);
+	if (!err && !res)
+		return VHCA_NAK_INVALID_REQ;
+	/*
+	 * After the check: -EINVAL is a word not aligned in memory (an iova
+	 * aligned in an MR whose iova and address differ mod 8), an invalid
+	 * request as for a misaligned address; -EACCES a fast MR invalidated
+	 * meanwhile.
+	 */
+	if (err)
+		return res && err == -EINVAL ? VHCA_NAK_INVALID_REQ :
+		       VHCA_NAK_REM_ACCESS_ERR;
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	*res = (struct vhca_rd_res){
+		.psn = pkt->psn,
+		.npsn = 1,
+		.msn = qp->resp.msn,
+		.atomic = true,
+		.atomic_write = atomic.op == VHCA_ATOMIC_WRITE,
+		.orig = atomic.orig,
+	};
+	vhca_resp_atomic_ack(qp, res, list);
+	return 0;
+}
+
+/* A new CMP_SWAP or FETCH_ADD request (vhca_resp_atomic()). */
+int vhca_resp_atomic_eth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 struct sk_buff_head *list)
+{
+	bool cmp_swap = pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	struct vhca_atomic atomic = {
+		.op = cmp_swap ? VHCA_ATOMIC_CMP_SWAP : VHCA_ATOMIC_FETCH_ADD,
+		.compare_add = cmp_swap ? pkt->atm_compare : pkt->atm_swap_add,
+		.swap = pkt->atm_swap_add,
+	};
+
+	return vhca_resp_atomic(qp, pkt, atomic, IB_ACCESS_REMOTE_ATOMIC, list);
+}
+
+/*
+ * A new ATOMIC WRITE request: its RETH names exactly the 8 bytes its
+ * payload carries (anything else is an invalid request), stored with
+ * remote write access, as rxe has it (vhca_resp_atomic()).
+ */
+int vhca_resp_atomic_write(struct vhca_qp *qp,
+			   const struct vhca_pkt *pkt,
+			   struct sk_buff *skb, u32 off,
+			   struct sk_buff_head *list)
+{
+	struct vhca_atomic atomic = { .op = VHCA_ATOMIC_WRITE };
+
+	/* The payload's 8 bytes land as they came, in memory order. */
+	if (pkt->reth_len != sizeof(u64) || pkt->paylen != sizeof(u64) ||
+	    skb_copy_bits(skb, off, &atomic.swap, sizeof(u64)))
+		return VHCA_NAK_INVALID_REQ;
+	return vhca_resp_atomic(qp, pkt, atomic, IB_ACCESS_REMOTE_WRITE, list);
+}
+
+/*
+ * A duplicate atomic request gets the answer its first got, from the
+ * responder resource that kept it, and is never executed again; one whose
+ * result is no longer kept (max_dest_rd_atomic READs and atomics came
+ * since) is dropped.
+ */
+void vhca_resp_atomic_again(struct vhca_qp *qp,
+			    const struct vhca_pkt *pkt,
+			    struct sk_buff_head *list)
+{
+	struct vhca_rd_res *res = vhca_resp_atomic_find(qp, pkt->psn);
+
+	if (res)
+		vhca_resp_atomic_ack(qp, res, list);
+}
