@@ -1273,6 +1273,41 @@ static void engine_write_imm_rnr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, i, 2 * MTU);
 }
 
+/*
+ * A receive WQE the process wrote malformed (more SGEs than the QP has)
+ * completes in error, NAKs the request as invalid and fails the QP, for a
+ * WRITE with immediate (which places nothing in it) as for a SEND: never
+ * a success completion.
+ */
+static void engine_recv_wqe_malformed(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_MALFORMED_WQES);
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = 16,
+		.reth_va = (uintptr_t)t->remote,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = 16,
+		.ackreq = true,
+		.imm = cpu_to_be32(0x1234),
+	};
+	struct vhca_recv_wqe *wqe;
+
+	wqe = vhca_ring_slot(&t->resp->rq, t->resp->recs.db->head[1]);
+	post_recv(t, 9, NULL, 0);
+	wqe->num_sge = t->resp->max_recv_sge + 1;
+	deliver(test, t, &pkt, 0x5a);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_cqe(test, t->recv_cq, 9, IB_WC_LOC_LEN_ERR, 0);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_MALFORMED_WQES), malformed + 1);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+}
+
 static void engine_gap_nak_once(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
@@ -2164,6 +2199,7 @@ static struct kunit_case vhca_engine_resp_cases[] = {
 	KUNIT_CASE(engine_read_resources_enforced),
 	KUNIT_CASE(engine_write_mr_not_held),
 	KUNIT_CASE(engine_write_imm_rnr),
+	KUNIT_CASE(engine_recv_wqe_malformed),
 	KUNIT_CASE(engine_gap_nak_once),
 	KUNIT_CASE(engine_rnr_nak_sent),
 	KUNIT_CASE(engine_lingering_qp),

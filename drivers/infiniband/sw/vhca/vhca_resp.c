@@ -238,16 +238,18 @@ static bool vhca_resp_write_imm_last(u8 opcode)
 /*
  * The receive WQE of a WRITE with immediate, taken before its last
  * payload lands: without one, the RNR NAK leaves the message as it was
- * (one begun by this ONLY packet undone), for the packet sent again.
- * 0 or -EAGAIN.
+ * (one begun by this ONLY packet undone), for the packet sent again.  A
+ * malformed one completes in error, as a SEND's does.  0, -EAGAIN or a
+ * NAK code.
  */
-static int vhca_resp_take_imm_wqe(struct vhca_qp *qp, u16 opflags)
+static int vhca_resp_take_imm_wqe(struct vhca_qp *qp,
+				  const struct vhca_pkt *pkt, u16 opflags)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	bool bad;
 
 	if (vhca_resp_recv_wqe(qp, msg, &bad))
-		return 0;
+		return bad ? vhca_resp_fail(qp, pkt, VHCA_RESP_BAD_WQE) : 0;
 	if (opflags & VHCA_PKT_FIRST)
 		vhca_rmsg_close(msg);
 	return -EAGAIN;
@@ -315,7 +317,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			return ret;
 	}
 	if (vhca_resp_write_imm_last(pkt->opcode)) {
-		ret = vhca_resp_take_imm_wqe(qp, opflags);
+		ret = vhca_resp_take_imm_wqe(qp, pkt, opflags);
 		if (ret)
 			return ret;
 	}
