@@ -63,10 +63,8 @@ static int port_open(struct port *p, const char *name, const char *gid,
 	int i;
 
 	p->gid_index = atoi(gid);
-	p->ctx = open_named(name);
-	if (!p->ctx || ibv_query_port(p->ctx, PORT, &p->attr) ||
-	    ibv_query_gid(p->ctx, PORT, p->gid_index, &p->gid) ||
-	    ibv_query_device_ex(p->ctx, NULL, &dev))
+	p->ctx = open_port(name, PORT, p->gid_index, &p->attr, &p->gid);
+	if (!p->ctx || ibv_query_device_ex(p->ctx, NULL, &dev))
 		return -1;
 	p->atomic_write = dev.device_cap_flags_ex & DEVICE_ATOMIC_WRITE;
 	if (p->atomic_write)
@@ -91,42 +89,17 @@ static int port_open(struct port *p, const char *name, const char *gid,
 static int qp_connect(struct ibv_qp *qp, const struct port *from,
 		      const struct port *to, uint32_t dqpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_ATOMIC |
-				   IBV_ACCESS_REMOTE_WRITE,
+	const struct qp_path path = {
+		.port = PORT, .sgid_index = from->gid_index, .dgid = to->gid,
+		.mtu = from->attr.active_mtu, .dqpn = dqpn,
+		.rq_psn = 0x10, .sq_psn = 0x10,
+		.access = IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_WRITE,
+		.rd_atomic = DEPTH, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.ah_attr = (struct ibv_ah_attr){
-		.is_global = 1,
-		.grh = { .dgid = to->gid, .sgid_index = from->gid_index,
-			 .hop_limit = 64 },
-		.port_num = PORT,
-	};
-	a.path_mtu = from->attr.active_mtu;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x10;
-	a.max_dest_rd_atomic = DEPTH;
-	a.min_rnr_timer = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x10;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = DEPTH;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	errno = qp_rts(qp, &path);
+	return errno ? -1 : 0;
 }
 
 static int post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op,

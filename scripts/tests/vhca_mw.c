@@ -61,9 +61,8 @@ static int port_open(struct port *p, const char *name, const char *gid)
 	};
 
 	p->gid_index = atoi(gid);
-	p->ctx = open_named(name);
-	if (!p->ctx || ibv_query_port(p->ctx, PORT, &p->attr) ||
-	    ibv_query_gid(p->ctx, PORT, p->gid_index, &p->gid))
+	p->ctx = open_port(name, PORT, p->gid_index, &p->attr, &p->gid);
+	if (!p->ctx)
 		return -1;
 	p->pd = ibv_alloc_pd(p->ctx);
 	p->cq = p->pd ? ibv_create_cq(p->ctx, 32, NULL, NULL, 0) : NULL;
@@ -80,44 +79,15 @@ static int port_open(struct port *p, const char *name, const char *gid)
 static int qp_connect(struct ibv_qp *qp, const struct port *from,
 		      const struct port *to, uint32_t dqpn)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	const struct qp_path path = {
+		.port = PORT, .sgid_index = from->gid_index, .dgid = to->gid,
+		.mtu = from->attr.active_mtu, .dqpn = dqpn,
+		.rq_psn = 0x20, .sq_psn = 0x20, .access = RW,
+		.rd_atomic = 4, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = RW,
-	};
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.ah_attr = (struct ibv_ah_attr){
-		.is_global = 1,
-		.grh = { .dgid = to->gid, .sgid_index = from->gid_index,
-			 .hop_limit = 64 },
-		.port_num = PORT,
-	};
-	a.path_mtu = from->attr.active_mtu;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x20;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x20;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	errno = qp_rts(qp, &path);
+	return errno ? -1 : 0;
 }
 
 static struct port a, b;

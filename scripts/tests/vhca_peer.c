@@ -181,46 +181,18 @@ static void qp_connect(struct ibv_qp *qp, const struct port *from,
 		       const struct port *to, uint32_t qpn, uint32_t rq_psn,
 		       uint32_t sq_psn, int retry_cnt)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	const struct qp_path path = {
+		.port = PORT, .sgid_index = from->gid_index, .dgid = to->gid,
+		.mtu = IBV_MTU_1024, .dqpn = qpn,
+		.rq_psn = rq_psn, .sq_psn = sq_psn,
+		.access = IBV_ACCESS_REMOTE_WRITE,
+		.rd_atomic = 1, .timeout = 12, .retry_cnt = retry_cnt,
+		.rnr_retry = 7,
 	};
-	int ret;
+	int ret = qp_rts(qp, &path);
 
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (ret)
-		fatal("QP to INIT", ret);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qpn;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = PORT;
-	a.ah_attr.grh.dgid = to->gid;
-	a.ah_attr.grh.sgid_index = from->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		fatal("QP to RTR", ret);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 12;
-	a.retry_cnt = retry_cnt;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-	if (ret)
-		fatal("QP to RTS", ret);
+		fatal("connect a QP (RESET to RTS)", ret);
 }
 
 /* The next completion of cq within WC_WAIT_MS: false on timeout. */

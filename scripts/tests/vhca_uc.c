@@ -58,9 +58,8 @@ static int port_open(struct port *p, const char *name, const char *gid)
 	};
 
 	p->gid_index = atoi(gid);
-	p->ctx = open_named(name);
-	if (!p->ctx || ibv_query_port(p->ctx, PORT, &p->attr) ||
-	    ibv_query_gid(p->ctx, PORT, p->gid_index, &p->gid))
+	p->ctx = open_port(name, PORT, p->gid_index, &p->attr, &p->gid);
+	if (!p->ctx)
 		return -1;
 	p->pd = ibv_alloc_pd(p->ctx);
 	p->cq = p->pd ? ibv_create_cq(p->ctx, 4 * DEPTH, NULL, NULL, 0) : NULL;
@@ -79,32 +78,16 @@ static int port_open(struct port *p, const char *name, const char *gid)
 /* RESET -> RTS towards QP dqpn of port to: UC's attributes only. */
 static int qp_connect(const struct port *from, const struct port *to)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	const struct qp_path path = {
+		.port = PORT, .sgid_index = from->gid_index, .dgid = to->gid,
+		.mtu = IBV_MTU_1024, .dqpn = to->qp->qp_num,
+		/* The PSNs wrap in the first messages. */
+		.rq_psn = 0xfffff0, .sq_psn = 0xfffff0,
+		.access = IBV_ACCESS_REMOTE_WRITE,
 	};
 
-	if (ibv_modify_qp(from->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.ah_attr = (struct ibv_ah_attr){
-		.is_global = 1,
-		.grh = { .dgid = to->gid, .sgid_index = from->gid_index,
-			 .hop_limit = 64 },
-		.port_num = PORT,
-	};
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = to->qp->qp_num;
-	a.rq_psn = 0xfffff0;	/* the PSNs wrap in the first messages */
-	if (ibv_modify_qp(from->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0xfffff0;
-	return ibv_modify_qp(from->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	errno = qp_rts(from->qp, &path);
+	return errno ? -1 : 0;
 }
 
 static int post_recv(struct port *p, uint64_t wr_id, uint32_t off,
