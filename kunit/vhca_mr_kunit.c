@@ -1335,6 +1335,9 @@ static void vhca_fast_register_and_use(struct kunit *test)
 	fast_teardown(test, &f);
 }
 
+/* The QP a SEND with Invalidate came to: a fast MR does not look at it. */
+static const struct ib_qp fast_receiver;
+
 /*
  * LOCAL_INV and remote invalidation end access at once; a registration
  * under a new key byte brings it back, for the new key only.
@@ -1353,26 +1356,26 @@ static void vhca_fast_invalidate(struct kunit *test)
 	key1 = fast_key(f.key0, (f.key0 & 0xff) + 1);
 	key2 = fast_key(f.key0, (f.key0 & 0xff) + 2);
 	/* Nothing to invalidate remotely before a registration. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, f.key0, true),
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, f.key0, &fast_receiver),
 			-EINVAL);
 	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key1, acc), 0);
 
 	/* Refused: another key byte, another PD. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key2, false),
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key2, NULL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.other_pd, key1, false),
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.other_pd, key1, NULL),
 			-EACCES);
 	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
 
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, false), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, NULL), 0);
 	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_INVALID);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key1, &f.pd, iova, 1, 0), -EACCES);
 	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key1, iova, &b, 1,
 					   VHCA_COPY_TO_MR), -EACCES);
 	KUNIT_EXPECT_EQ(test, f.page[0][PAGE_SIZE - 100], 0);
 	/* Locally again with its last key: accepted; remotely: refused. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, false), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, true),
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, &fast_receiver),
 			-EINVAL);
 
 	/* Registered again under key2: key1 is refused. */
@@ -1383,15 +1386,15 @@ static void vhca_fast_invalidate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_mr_copy(f.mr, key2, iova, &b, 1,
 					   VHCA_COPY_TO_MR), 0);
 	KUNIT_EXPECT_EQ(test, f.page[0][PAGE_SIZE - 100], 7);
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, true),
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, &fast_receiver),
 			-EINVAL);
 	/* Remotely, under the key in effect: INVALID. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key2, true), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key2, &fast_receiver), 0);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check(f.mr, key2, &f.pd, iova, 1, 0), -EACCES);
 
 	/* No remote access: no R_Key to invalidate remotely. */
 	KUNIT_ASSERT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key1, lw), 0);
-	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, true),
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &f.pd, key1, &fast_receiver),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, f.mr->state, (u8)VHCA_MR_VALID);
 	fast_teardown(test, &f);
@@ -1435,9 +1438,9 @@ static void vhca_fast_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &pd_a, dma->ibmr.lkey, lw),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &pd_a, dma->ibmr.lkey,
-						 false), -EINVAL);
+						 NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f.vdev, &pd_a, dma->ibmr.lkey,
-						 true), -EINVAL);
+						 &fast_receiver), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check(dma, dma->ibmr.lkey, &pd_a,
 					    0x1000, 1, lw), 0);
 	vhca_mr_unpublish(f.vdev, dma);
@@ -1774,7 +1777,7 @@ static void vhca_mw_invalidation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_mw_invalidate(f->vdev, &f->pd, b.new_rkey),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f->vdev, &f->pd, b.new_rkey,
-						 true), -EINVAL);
+						 &f->qp), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, to_vmw(mw1)->win->mw_mr, f->mr);
 	/* A user QP's LOCAL_INV never reaches an MR. */
 	KUNIT_EXPECT_EQ(test, vhca_mw_invalidate(f->vdev, &f->pd,
@@ -1798,11 +1801,17 @@ static void vhca_mw_invalidation(struct kunit *test)
 						   IB_ACCESS_REMOTE_READ),
 			-EACCES);
 	KUNIT_EXPECT_EQ(test, vhca_mw_invalidate(f->vdev, &f->pd, key), -EINVAL);
-	/* Bound again (Free), invalidated by a SEND with Invalidate. */
+	/*
+	 * Bound again (Free), invalidated by a SEND with Invalidate: through
+	 * the QP it is bound to only (type 2B), not another of its PD's.
+	 */
 	b = mw_bind_of(f, mw2, 0, 64, rw);
 	KUNIT_ASSERT_EQ(test, vhca_mw_bind(f->vdev, &f->qp, &b), 0);
 	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f->vdev, &f->pd, b.new_rkey,
-						 true), 0);
+						 &f->qp2), -EACCES);
+	KUNIT_EXPECT_EQ(test, to_vmw(mw2)->win->state, (u8)VHCA_MR_VALID);
+	KUNIT_EXPECT_EQ(test, vhca_mr_invalidate(f->vdev, &f->pd, b.new_rkey,
+						 &f->qp), 0);
 	KUNIT_EXPECT_EQ(test, to_vmw(mw2)->win->state, (u8)VHCA_MR_INVALID);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->mr->mw_bound), 1);
 	KUNIT_EXPECT_EQ(test, vhca_dealloc_mw(mw1), 0);

@@ -227,21 +227,23 @@ int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * registration takes (vhca_mr_check_reg_access()); -EACCES: the MR is of
  * another PD; -EBUSY: the MR is VALID.
  *
- * vhca_mr_invalidate(): LOCAL_INV (remote false) or a SEND with
- * Invalidate's (remote true) for a QP of pd: the MR becomes INVALID.
+ * vhca_mr_invalidate(): LOCAL_INV (remote_qp NULL) or a SEND with
+ * Invalidate's (remote_qp: the QP it came to) for a QP of pd: the MR
+ * becomes INVALID.
  * -EINVAL: no fast MR has that index, or key is not its key; -EACCES:
  * another PD; remote only, -EINVAL also when the MR is not VALID (a local
  * invalidation of an INVALID MR with its last key is accepted, as the
  * IBTA's Invalid state allows it).  A window's key: a bound type 2
  * window under key is unbound and INVALID (-EINVAL for a type 1 window,
- * o10-37.2.26, and for one not VALID under key; -EACCES: another PD).
+ * o10-37.2.26, and for one not VALID under key; -EACCES: another PD, or,
+ * remotely, another QP than the one the window is bound to: type 2B).
  * vhca_mw_invalidate() takes windows only (a user QP's LOCAL_INV):
  * -EINVAL for any MR's key.
  */
 int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
 		     int access);
 int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
-		       u32 key, bool remote);
+		       u32 key, const struct ib_qp *remote_qp);
 int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
 		       u32 key);
 

@@ -58,9 +58,12 @@ static void vhca_mw_unbind_locked(struct vhca_mr *win)
 	win->mw_mr = NULL;
 }
 
-/* The invalidation of a window (vhca_mr_invalidate()). */
+/*
+ * The invalidation of a window (vhca_mr_invalidate()): remotely, through
+ * the QP a type 2B window is bound to only.
+ */
 static int vhca_mw_invalidate_one(struct vhca_mr *win, const struct ib_pd *pd,
-				  u32 key)
+				  u32 key, const struct ib_qp *remote_qp)
 {
 	unsigned long flags;
 	int err = 0;
@@ -72,6 +75,8 @@ static int vhca_mw_invalidate_one(struct vhca_mr *win, const struct ib_pd *pd,
 	else if (win->mw_type != IB_MW_TYPE_2 ||
 		 win->state != VHCA_MR_VALID || win->key != key)
 		err = -EINVAL;
+	else if (remote_qp && win->mw_qpn != remote_qp->qp_num)
+		err = -EACCES;
 	if (!err) {
 		vhca_mw_unbind_locked(win);
 		win->state = VHCA_MR_INVALID;
@@ -88,14 +93,14 @@ int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
 
 	if (!win)
 		return -EINVAL;
-	err = vhca_mr_is_mw(win) ? vhca_mw_invalidate_one(win, pd, key) :
+	err = vhca_mr_is_mw(win) ? vhca_mw_invalidate_one(win, pd, key, NULL) :
 	      -EINVAL;
 	vhca_mr_put(win);
 	return err;
 }
 
 int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
-		       u32 key, bool remote)
+		       u32 key, const struct ib_qp *remote_qp)
 {
 	struct vhca_mr *mr = vhca_mr_get(vdev, key);
 	int err;
@@ -103,9 +108,9 @@ int vhca_mr_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
 	if (!mr)
 		return -EINVAL;
 	if (vhca_mr_is_mw(mr))
-		err = vhca_mw_invalidate_one(mr, pd, key);
+		err = vhca_mw_invalidate_one(mr, pd, key, remote_qp);
 	else if (mr->fast)
-		err = vhca_mr_invalidate_fast(mr, pd, key, remote);
+		err = vhca_mr_invalidate_fast(mr, pd, key, !!remote_qp);
 	else
 		err = -EINVAL;
 	vhca_mr_put(mr);

@@ -122,7 +122,7 @@ static bool vhca_req_local(struct vhca_qp *qp, u32 index,
 		wqe->wc_status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 	} else {
 		err = vhca_mr_invalidate(vdev, pd, wqe->hdr.invalidate_rkey,
-					 false);
+					 NULL);
 		wqe->wc_status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 	}
 	if (err)

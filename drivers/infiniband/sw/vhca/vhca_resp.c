@@ -271,7 +271,7 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 
 	if ((opflags & VHCA_PKT_IETH) &&
 	    vhca_mr_invalidate(to_vdev(qp->ibqp.device), qp->ibqp.pd,
-			       pkt->ieth_rkey, true))
+			       pkt->ieth_rkey, &qp->ibqp))
 		return vhca_resp_fail(qp, pkt, VHCA_RESP_INV_ERR);
 	if (msg->send)
 		vhca_resp_complete(qp, msg, pkt, IB_WC_SUCCESS, IB_WC_RECV);
