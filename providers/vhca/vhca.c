@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/vhca-abi.h>
 
 #include "vhca.h"

@@ -15,15 +15,22 @@
 
 #include "layout_facts.h"
 
-#define FACT_SIZE(s) \
-	printf("sizeof %s %zu\n", #s, sizeof(struct s));
-#define FACT_OFF(s, m) \
-	printf("offsetof %s.%s %zu\n", #s, #m, offsetof(struct s, m));
-#define FACT_OP(m) FACT_OFF(verbs_context_ops, m)
+struct fact {
+	const char *name;
+	size_t value;
+};
+
+#define FACT_SIZE(s)	{ "sizeof " #s, sizeof(struct s) },
+#define FACT_OFF(s, m)	{ "offsetof " #s "." #m, offsetof(struct s, m) },
+#define FACT_OP(m)	FACT_OFF(verbs_context_ops, m)
+
+static const struct fact facts[] = { VHCA_LAYOUT_FACTS VHCA_LAYOUT_OPS };
 
 int main(void)
 {
-	VHCA_LAYOUT_FACTS
-	VHCA_LAYOUT_OPS
+	size_t i;
+
+	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		printf("%s %zu\n", facts[i].name, facts[i].value);
 	return 0;
 }
