@@ -9,16 +9,18 @@
 # release's libibverbs.so.1, built once by rdma-core-libibverbs.sh into
 # CACHE/vR, and RDMAV_DRIVERS at the provider built by provider-abis.sh's
 # rules (BUILD_DIR/pabiN-rdma-core-R/).  A wrong provider next to each shows
-# that the test tells: the one built for 44 (PABI 34) is never loaded by
-# 57 and later, and the one built for 59 (59-61) misbehaves under 62 (same
-# PABI, ops shifted).  Needs root (the dispatch test's namespace).
+# that the test tells: the one built for 44 (PABI 34) loses ibv_qp_to_qp_ex()
+# under 56 (ibv_qp_ex grew in 45) and is never loaded by 57 and later, and
+# the one built for 59 (59-61) cannot open a device under 62 (same PABI,
+# verbs_context grew).  Needs root (the dispatch test's namespace).
 #
 # Prints KTAP: one result per run; logs in BUILD_DIR.
 set -uo pipefail
 src=$1 build=$2 git_dir=$3 cache=$4
 # PABI:R:LIBIBVERBS:WRONG (WRONG: pabiN-rdma-core-R that must fail there)
-RUNS=(34:45:56:- 57:57:57:pabi34-rdma-core-44 59:59:59:pabi34-rdma-core-44
-      59:62:62:pabi59-rdma-core-59 64:64:64:pabi34-rdma-core-44)
+RUNS=(34:45:56:pabi34-rdma-core-44 57:57:57:pabi34-rdma-core-44
+      59:59:59:pabi34-rdma-core-44 59:62:62:pabi59-rdma-core-59
+      64:64:64:pabi34-rdma-core-44)
 
 mkdir -p "$build"
 hdrs=$build/rdma-core
