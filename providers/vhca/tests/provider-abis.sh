@@ -37,6 +37,7 @@ if ! git -C "$git_dir" rev-parse -q --verify refs/tags/v64.0 >/dev/null; then
 fi
 CC=${CC:-gcc}
 # PABI:R:RELEASES, a release with "~" for its private part only.
+# shellcheck disable=SC2054 # the commas are within the elements
 ABIS=(34:44:36~,44 34:45:45,56 57:57:57,58 59:59:59,61 59:62:62,63 64:64:64)
 SRCS=(vhca.c vhca_verbs.c vhca_post.c vhca_qpex.c vhca_cqex.c)
 RDMA_CORE_WARNINGS=(-Wall -Wextra -Wno-sign-compare -Wno-unused-parameter
@@ -60,7 +61,8 @@ release() {
 
 # probe P RECORD FILTER: the real layout of P against RECORD.
 probe() {
-	local p=$1 record=$2 filter=$3 out=$build/probe-v$p
+	local p=$1 record=$2 filter=$3 out
+	out=$build/probe-v$p
 	"$CC" -std=gnu11 -Wall -Wextra -Werror -DVHCA_RDMA_CORE="$p" \
 		-isystem "$hdrs/v$p/full" -isystem "$hdrs/v$p/pub" \
 		-o "$out" "$src/tests/layout_probe.c" >"$out.log" 2>&1 &&
