@@ -17,6 +17,8 @@
 #                   KDIR, PREFIX); make uninstall removes them
 #   make load       modprobe what the built vhca.ko depends on, insmod it
 #   make deb        vhca-dkms and ibverbs-provider-vhca into build/deb/
+#   make provider-abis  the provider for rdma-core's private ABIs 34, 57,
+#                   59 and 64, layouts proved per release (host only)
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -26,17 +28,24 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 # debug builds never share object files.
 KSRC := Kbuild drivers include kunit
 
-.PHONY: all module module-debug provider provider-check kbuild-check tests deps demo \
+.PHONY: all module module-debug provider provider-check provider-abis kbuild-check tests deps demo \
 	check check-quick bench fuzz sparse sparse-debug checkpatch install uninstall load deb clean
 
 all: module provider tests
 
+# PABI=N (34, 57, 59, 64) or RDMA_CORE=N builds for another rdma-core
+# (providers/vhca/README.md); by default for the installed one.
 provider:
 	$(MAKE) -C providers/vhca
 
 # Host tests of the provider (layout, dispatch), plain and with ASan/UBSan.
 provider-check:
 	$(MAKE) -C providers/vhca check
+
+# The provider for every recorded private ABI, each layout proved against
+# the real headers of its releases (RDMA_CORE_GIT: an rdma-core clone).
+provider-abis:
+	$(MAKE) -s -C providers/vhca abis
 
 # Host test of the top-level Kbuild: x86_64 only (Documentation/building.md).
 kbuild-check:

@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/vhca-abi.h>
 
 #include "vhca.h"
@@ -154,8 +153,8 @@ vhca_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	if (!ctx)
 		return NULL;
 
-	err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
-				  &resp.ibv_resp, sizeof(resp));
+	err = vhca_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_ctx;
 
@@ -205,7 +204,4 @@ static const struct verbs_device_ops vhca_dev_ops = {
 	.alloc_context = vhca_alloc_context,
 };
 
-static void __attribute__((constructor)) vhca_register_driver(void)
-{
-	verbs_register_driver_34(&vhca_dev_ops);
-}
+PROVIDER_DRIVER(vhca, vhca_dev_ops);

@@ -2,14 +2,34 @@
 /*
  * The private provider ABI of libibverbs, as far as vhca uses it.
  *
- * Distributions ship no <infiniband/driver.h>, so the provider declares the
- * private interface itself.  It is the one tagged IBVERBS_PRIVATE_34 (PABI 34),
- * which rdma-core 36 to 56 export unchanged; any other PABI needs its own
- * build.  Every structure here is shared with libibverbs by layout only:
- * tests/layout_test.c checks sizes and offsets against rdma-core 44.
+ * In an rdma-core checkout (CMakeLists.txt defines VHCA_IN_TREE) the
+ * provider uses the real <infiniband/driver.h> of that release.  Elsewhere
+ * distributions ship no driver.h, so this header declares the private
+ * interface itself, for the rdma-core release VHCA_RDMA_CORE (the Makefile's
+ * RDMA_CORE; default 44, Debian 12's).  Each release exports it under one
+ * symbol version, IBVERBS_PRIVATE_<VHCA_PABI_VERSION>:
+ *
+ *   rdma-core  44-56  57-58  59-61  62-63  64
+ *   PABI       34     57     59     59     64
+ *
+ * 57 added ibv_cmd_get_context()'s fd_arr; 59 ibv_cmd_create_cq_ex()'s
+ * prov_attr and three ops; 62 two more ops under the same PABI 59 (so 59-61
+ * and 62-63 need separate builds); 64 two more.  Every structure here is
+ * shared with libibverbs by layout only: tests/layout_test.c checks sizes
+ * and offsets against the values recorded per release, which
+ * tests/provider-abis.sh proves against the real driver.h of that release.
  */
 #ifndef VHCA_PABI_H
 #define VHCA_PABI_H
+
+#ifdef VHCA_IN_TREE
+
+#include <infiniband/driver.h>
+#include <infiniband/kern-abi.h>
+
+#define VHCA_PABI_VERSION IBVERBS_PABI_VERSION
+
+#else /* !VHCA_IN_TREE */
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -18,7 +38,40 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#ifndef VHCA_RDMA_CORE
+#define VHCA_RDMA_CORE 44
+#endif
+
+/*
+ * 36 to 43 have PABI 34 too, but the provider needs 44's verbs.h (the
+ * ATOMIC WRITE work request).
+ */
+#if VHCA_RDMA_CORE < 44 || VHCA_RDMA_CORE > 64
+#error "vhca_pabi.h knows rdma-core 44 to 64"
+#elif VHCA_RDMA_CORE < 57
 #define VHCA_PABI_VERSION 34
+#elif VHCA_RDMA_CORE < 59
+#define VHCA_PABI_VERSION 57
+#elif VHCA_RDMA_CORE < 64
+#define VHCA_PABI_VERSION 59
+#else
+#define VHCA_PABI_VERSION 64
+#endif
+
+#if defined(VHCA_PABI) && VHCA_PABI != VHCA_PABI_VERSION
+#error "VHCA_PABI is not the PABI of VHCA_RDMA_CORE"
+#endif
+
+/* The number of ops in verbs_context_ops. */
+#if VHCA_RDMA_CORE >= 64
+#define VHCA_NUM_OPS 83
+#elif VHCA_RDMA_CORE >= 62
+#define VHCA_NUM_OPS 81
+#elif VHCA_RDMA_CORE >= 59
+#define VHCA_NUM_OPS 79
+#else
+#define VHCA_NUM_OPS 76
+#endif
 
 struct verbs_sysfs_dev;		/* libibverbs' view of a sysfs device */
 
@@ -103,9 +156,9 @@ enum {
 };
 
 /*
- * qp_ex is rdma-core 44's struct ibv_qp_ex (from <infiniband/verbs.h>): it
- * grew in 45, so this layout, recorded by tests/layout_test.c, holds for
- * rdma-core 44 only.
+ * qp_ex is the struct ibv_qp_ex of the <infiniband/verbs.h> built with: it
+ * grew in 44 and 45, so comp_mask moves with the release the provider is
+ * built for (the layout test records it per release).
  */
 struct verbs_qp {
 	union {
@@ -116,17 +169,31 @@ struct verbs_qp {
 	struct verbs_xrcd *xrcd;
 };
 
+/* Types of the ops newer releases added (their verbs.h defines them). */
+struct ibv_buf;
+struct ibv_dmah;
+struct ibv_dmah_init_attr;
+struct ibv_mr_init_attr;
+
 /*
- * Every op a provider may implement, 76 function pointers sorted by name.
- * verbs_set_ops() copies the non-NULL ones; libibverbs answers the others
- * with EOPNOTSUPP.
+ * Every op a provider may implement, VHCA_NUM_OPS function pointers sorted
+ * by name.  verbs_set_ops() copies the non-NULL ones; libibverbs answers the
+ * others with EOPNOTSUPP.
  */
 struct verbs_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sges);
+#if VHCA_RDMA_CORE >= 64
+	void *(*alloc_buf)(struct ibv_pd *pd, size_t size,
+			   struct ibv_buf **buf);
+#endif
 	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
 				   struct ibv_alloc_dm_attr *attr);
+#if VHCA_RDMA_CORE >= 59
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context,
+				       struct ibv_dmah_init_attr *attr);
+#endif
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
 	struct ibv_pd *(*alloc_parent_domain)(
@@ -173,6 +240,9 @@ struct verbs_context_ops {
 					 struct ibv_srq_init_attr_ex *attr);
 	struct ibv_wq *(*create_wq)(struct ibv_context *context,
 				    struct ibv_wq_init_attr *attr);
+#if VHCA_RDMA_CORE >= 59
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+#endif
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	int (*dealloc_td)(struct ibv_td *td);
@@ -188,6 +258,12 @@ struct verbs_context_ops {
 	int (*destroy_wq)(struct ibv_wq *wq);
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
+#if VHCA_RDMA_CORE >= 62
+	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+#endif
+#if VHCA_RDMA_CORE >= 64
+	void (*free_buf)(struct ibv_buf *buf);
+#endif
 	void (*free_context)(struct ibv_context *context);
 	int (*free_dm)(struct ibv_dm *dm);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
@@ -226,6 +302,10 @@ struct verbs_context_ops {
 	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);
+#if VHCA_RDMA_CORE >= 62
+	int (*query_port_speed)(struct ibv_context *context,
+				uint32_t port_num, uint64_t *speed);
+#endif
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
@@ -244,6 +324,10 @@ struct verbs_context_ops {
 					int access);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
+#if VHCA_RDMA_CORE >= 59
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
+				    struct ibv_mr_init_attr *mr_init_attr);
+#endif
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
@@ -254,8 +338,9 @@ struct verbs_context_ops {
 	void (*unimport_pd)(struct ibv_pd *pd);
 };
 
-_Static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
-	       "verbs_context_ops must hold exactly 76 ops");
+_Static_assert(sizeof(struct verbs_context_ops) ==
+	       VHCA_NUM_OPS * sizeof(void *),
+	       "verbs_context_ops must hold exactly VHCA_NUM_OPS ops");
 
 /*
  * write() commands: the uverbs header, then the kernel's request struct
@@ -297,11 +382,29 @@ VHCA_DECLARE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 VHCA_DECLARE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 VHCA_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 
+/* Opaque here: vhca passes NULL for them. */
+struct ibv_fd_arr;
+struct verbs_create_cq_prov_attr;
+
+#define VHCA_PASTE2(a, b) a##b
+#define VHCA_PASTE(a, b) VHCA_PASTE2(a, b)
+/* verbs_register_driver_34 etc.: the PABI is part of the name. */
+#define verbs_register_driver \
+	VHCA_PASTE(verbs_register_driver_, VHCA_PABI_VERSION)
+
 /*
- * Exported by libibverbs with version IBVERBS_PRIVATE_34.  Those returning
- * int return 0 or a positive errno value.
+ * Exported by libibverbs with version IBVERBS_PRIVATE_<VHCA_PABI_VERSION>.
+ * Those returning int return 0 or a positive errno value.
  */
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void verbs_register_driver(const struct verbs_device_ops *ops);
+
+/* Registers drv_struct with libibverbs when the provider is loaded. */
+#define PROVIDER_DRIVER(provider_name, drv_struct)			\
+	static void __attribute__((constructor))			\
+	provider_name##_register_driver(void)				\
+	{								\
+		verbs_register_driver(&drv_struct);			\
+	}
 
 /*
  * calloc()s alloc_size bytes holding a verbs_context at byte offset
@@ -319,6 +422,9 @@ void verbs_set_ops(struct verbs_context *vctx,
 
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
+#if VHCA_RDMA_CORE >= 57
+			struct ibv_fd_arr *fd_arr,
+#endif
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
 /* resp and resp_size may both be NULL. */
@@ -364,6 +470,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
  */
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
+#if VHCA_RDMA_CORE >= 59
+			 struct verbs_create_cq_prov_attr *prov_attr,
+#endif
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
@@ -410,5 +519,42 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+
+#endif /* VHCA_IN_TREE */
+
+/*
+ * The calls whose arguments differ between releases: the ones added (a file
+ * descriptor array for the context, the provider's own CQ buffer) are not
+ * used and passed as NULL.
+ */
+static inline int
+vhca_cmd_get_context(struct verbs_context *context,
+		     struct ibv_get_context *cmd, size_t cmd_size,
+		     struct ib_uverbs_get_context_resp *resp, size_t resp_size)
+{
+#if VHCA_PABI_VERSION >= 57
+	return ibv_cmd_get_context(context, cmd, cmd_size, NULL, resp,
+				   resp_size);
+#else
+	return ibv_cmd_get_context(context, cmd, cmd_size, resp, resp_size);
+#endif
+}
+
+static inline int
+vhca_cmd_create_cq_ex(struct ibv_context *context,
+		      const struct ibv_cq_init_attr_ex *cq_attr,
+		      struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+		      size_t cmd_size,
+		      struct ib_uverbs_ex_create_cq_resp *resp,
+		      size_t resp_size, uint32_t cmd_flags)
+{
+#if VHCA_PABI_VERSION >= 59
+	return ibv_cmd_create_cq_ex(context, cq_attr, NULL, cq, cmd, cmd_size,
+				    resp, resp_size, cmd_flags);
+#else
+	return ibv_cmd_create_cq_ex(context, cq_attr, cq, cmd, cmd_size, resp,
+				    resp_size, cmd_flags);
+#endif
+}
 
 #endif /* VHCA_PABI_H */

@@ -288,8 +288,8 @@ struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *ibctx,
 	cq = vhca_cq_alloc();
 	if (!cq)
 		return NULL;
-	err = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	err = vhca_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp), 0);
 	if (err) {
 		vhca_cq_free(cq);
 		errno = err;

@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# usage: check.sh TESTS_DIR BUILD_DIR
-# Runs the host tests of each build under BUILD_DIR (plain/, san/) and
-# prints one KTAP stream (Documentation/dev-tools/ktap.rst in the kernel),
-# also kept in BUILD_DIR/check.log: each test binary is a subtest (its own
-# results, indented), then its result, "ok K TAG/NAME" or
+# usage: check.sh BUILD_DIR LAYOUT_FILE
+# Runs the host tests of each build under BUILD_DIR (plain/, san/), the
+# layout test against LAYOUT_FILE (the layout recorded for the release
+# built), and prints one KTAP stream (Documentation/dev-tools/ktap.rst in
+# the kernel), also kept in BUILD_DIR/check.log: each test binary is a
+# subtest (its own results, indented), then its result, "ok K TAG/NAME" or
 # "not ok K TAG/NAME # exit N".  A binary that exits non-zero (a failed
 # check, a crash, a sanitizer report) fails even if it printed nothing; its
 # stderr is shown then.  A summary diagnostic ends the stream; the exit
 # status is non-zero if anything failed.
-tests=$1 build=$2
+build=$1 layout=$2
 log=$build/check.log
 TAGS=(plain san)
 NAMES=(layout dispatch)
@@ -74,7 +75,7 @@ run() {
 			case $name in
 			layout)
 				run $k $tag $name "$build/$tag/tests/layout_test" \
-					$tag "$tests/pabi34-layout-rdma-core-44.txt"
+					$tag "$layout"
 				;;
 			dispatch)
 				run $k $tag $name \

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Layout test: the private ABI as vhca_pabi.h declares it against the
- * sizes and offsets recorded from rdma-core 44.
+ * Layout test: the private ABI as vhca_pabi.h declares it for the release
+ * VHCA_RDMA_CORE against the sizes and offsets recorded from that release
+ * (tests/pabi<PABI>-layout-rdma-core-<release>.txt, which
+ * tests/provider-abis.sh proves against the release's real driver.h).
  *
  * usage: layout_test TAG LAYOUT_FILE
- * Each line of LAYOUT_FILE ("sizeof S N" or "offsetof S.M N") is one check.
- * Prints KTAP (ktap.h): one result per check, "TAG: layout: what".
+ * Each line of LAYOUT_FILE ("sizeof S N" or "offsetof S.M N") is one check,
+ * and so is every fact of layout_facts.h the file lacks.  Prints KTAP
+ * (ktap.h): one result per check, "TAG: layout: what".
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,104 +17,21 @@
 
 #include "../vhca_pabi.h"
 #include "ktap.h"
+#include "layout_facts.h"
 
 struct fact {
 	const char *name;
 	size_t value;
 };
 
-#define SIZE(s)		{ "sizeof " #s, sizeof(struct s) }
-#define OFF(s, m)	{ "offsetof " #s "." #m, offsetof(struct s, m) }
-#define OP(m)		{ #m, offsetof(struct verbs_context_ops, m) }
+#define FACT_SIZE(s)	{ "sizeof " #s, sizeof(struct s) },
+#define FACT_OFF(s, m)	{ "offsetof " #s "." #m, offsetof(struct s, m) },
+#define FACT_OP(m)	{ #m, offsetof(struct verbs_context_ops, m) },
 
-static const struct fact facts[] = {
-	SIZE(verbs_match_ent),
-	OFF(verbs_match_ent, u),
-	OFF(verbs_match_ent, vendor),
-	OFF(verbs_match_ent, device),
-	OFF(verbs_match_ent, kind),
-	SIZE(verbs_device_ops),
-	OFF(verbs_device_ops, match_min_abi_version),
-	OFF(verbs_device_ops, match_table),
-	OFF(verbs_device_ops, static_providers),
-	OFF(verbs_device_ops, match_device),
-	OFF(verbs_device_ops, alloc_context),
-	OFF(verbs_device_ops, import_context),
-	OFF(verbs_device_ops, alloc_device),
-	OFF(verbs_device_ops, uninit_device),
-	SIZE(verbs_device),
-	OFF(verbs_device, ops),
-	OFF(verbs_device, refcount),
-	OFF(verbs_device, entry),
-	OFF(verbs_device, sysfs),
-	OFF(verbs_device, core_support),
-	SIZE(verbs_mr),
-	OFF(verbs_mr, mr_type),
-	OFF(verbs_mr, access),
-	SIZE(verbs_cq),
-	SIZE(verbs_qp),
-	OFF(verbs_qp, qp_ex),
-	OFF(verbs_qp, comp_mask),
-	OFF(verbs_qp, xrcd),
-	/*
-	 * rdma-core 44's ibv_qp_ex, which <infiniband/verbs.h> declares and
-	 * vhca_qpex.c fills (it grew in 45: 44's layout only).
-	 */
-	SIZE(ibv_qp_ex),
-	OFF(ibv_qp_ex, comp_mask),
-	OFF(ibv_qp_ex, wr_id),
-	OFF(ibv_qp_ex, wr_flags),
-	OFF(ibv_qp_ex, wr_atomic_cmp_swp),
-	OFF(ibv_qp_ex, wr_rdma_read),
-	OFF(ibv_qp_ex, wr_rdma_write),
-	OFF(ibv_qp_ex, wr_rdma_write_imm),
-	OFF(ibv_qp_ex, wr_send),
-	OFF(ibv_qp_ex, wr_send_imm),
-	OFF(ibv_qp_ex, wr_set_ud_addr),
-	OFF(ibv_qp_ex, wr_set_inline_data),
-	OFF(ibv_qp_ex, wr_set_inline_data_list),
-	OFF(ibv_qp_ex, wr_set_sge),
-	OFF(ibv_qp_ex, wr_set_sge_list),
-	OFF(ibv_qp_ex, wr_start),
-	OFF(ibv_qp_ex, wr_complete),
-	OFF(ibv_qp_ex, wr_abort),
-	OFF(ibv_qp_ex, wr_atomic_write),
-	SIZE(verbs_context_ops),
-	SIZE(ibv_get_context),
-	SIZE(ibv_query_port),
-	SIZE(ibv_alloc_pd),
-	SIZE(ibv_reg_mr),
-	SIZE(ibv_create_cq),
-	SIZE(ibv_create_cq_ex),
-	SIZE(ibv_create_qp),
-	SIZE(ibv_modify_qp),
-	SIZE(ibv_query_qp),
-};
+static const struct fact facts[] = { VHCA_LAYOUT_FACTS };
 
 /* Every member of verbs_context_ops, in the order rdma-core keeps: sorted. */
-static const struct fact ops[] = {
-	OP(advise_mr), OP(alloc_dm), OP(alloc_mw), OP(alloc_null_mr),
-	OP(alloc_parent_domain), OP(alloc_pd), OP(alloc_td), OP(async_event),
-	OP(attach_counters_point_flow), OP(attach_mcast), OP(bind_mw),
-	OP(close_xrcd), OP(cq_event), OP(create_ah), OP(create_counters),
-	OP(create_cq), OP(create_cq_ex), OP(create_flow),
-	OP(create_flow_action_esp), OP(create_qp), OP(create_qp_ex),
-	OP(create_rwq_ind_table), OP(create_srq), OP(create_srq_ex),
-	OP(create_wq), OP(dealloc_mw), OP(dealloc_pd), OP(dealloc_td),
-	OP(dereg_mr), OP(destroy_ah), OP(destroy_counters), OP(destroy_cq),
-	OP(destroy_flow), OP(destroy_flow_action), OP(destroy_qp),
-	OP(destroy_rwq_ind_table), OP(destroy_srq), OP(destroy_wq),
-	OP(detach_mcast), OP(free_context), OP(free_dm), OP(get_srq_num),
-	OP(import_dm), OP(import_mr), OP(import_pd), OP(modify_cq),
-	OP(modify_flow_action_esp), OP(modify_qp), OP(modify_qp_rate_limit),
-	OP(modify_srq), OP(modify_wq), OP(open_qp), OP(open_xrcd), OP(poll_cq),
-	OP(post_recv), OP(post_send), OP(post_srq_ops), OP(post_srq_recv),
-	OP(query_device_ex), OP(query_ece), OP(query_port), OP(query_qp),
-	OP(query_qp_data_in_order), OP(query_rt_values), OP(query_srq),
-	OP(read_counters), OP(reg_dm_mr), OP(reg_dmabuf_mr), OP(reg_mr),
-	OP(req_notify_cq), OP(rereg_mr), OP(resize_cq), OP(set_ece),
-	OP(unimport_dm), OP(unimport_mr), OP(unimport_pd),
-};
+static const struct fact ops[] = { VHCA_LAYOUT_OPS };
 
 /*
  * Every write() command declared, against rdma-core's own rule for them
@@ -150,10 +70,12 @@ static const struct cmd_shape cmds[] = {
 	CMD(ibv_query_srq, ib_uverbs_query_srq),
 };
 
-#define NUM_OPS 76
+#define NUM_OPS VHCA_NUM_OPS
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *tag;
+/* Which facts and ops the layout file has a line for. */
+static bool fact_recorded[ARRAY_SIZE(facts)], op_recorded[ARRAY_SIZE(ops)];
 
 /* Prints one check; why says what was wrong when !ok. */
 static void report(bool ok, const char *name, const char *why)
@@ -188,6 +110,7 @@ static void check_file(const char *path)
 	unsigned long value;
 	int lines = 0;
 	FILE *file;
+	size_t i;
 
 	file = fopen(path, "r");
 	if (!file) {
@@ -204,6 +127,10 @@ static void check_file(const char *path)
 		lines++;
 		snprintf(name, sizeof(name), "%s %s", kind, what);
 		f = lookup(name);
+		if (f >= facts && f < facts + ARRAY_SIZE(facts))
+			fact_recorded[f - facts] = true;
+		else if (f)
+			op_recorded[f - ops] = true;
 		if (f)
 			snprintf(why, sizeof(why), "recorded %lu, declared %zu",
 				 value, f->value);
@@ -214,22 +141,30 @@ static void check_file(const char *path)
 	}
 	fclose(file);
 	report(lines > 0, "layout file has entries", "none found");
+	for (i = 0; i < ARRAY_SIZE(facts); i++)
+		if (!fact_recorded[i])
+			report(false, facts[i].name, "declared, not recorded");
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!op_recorded[i])
+			report(false, ops[i].name, "declared, not recorded");
 }
 
-/* verbs_context_ops holds exactly the 76 ops, pointer-sized, sorted. */
+/* verbs_context_ops holds exactly the NUM_OPS ops, pointer-sized, sorted. */
 static void check_ops(void)
 {
 	const char *misplaced = NULL, *unsorted = NULL;
-	char why[96];
+	char name[64], why[96];
 	size_t i;
 
+	snprintf(name, sizeof(name), "verbs_context_ops lists %d ops", NUM_OPS);
 	snprintf(why, sizeof(why), "%zu listed", ARRAY_SIZE(ops));
-	report(ARRAY_SIZE(ops) == NUM_OPS, "verbs_context_ops lists 76 ops",
-	       why);
+	report(ARRAY_SIZE(ops) == NUM_OPS, name, why);
+	snprintf(name, sizeof(name), "sizeof verbs_context_ops = %d pointers",
+		 NUM_OPS);
 	snprintf(why, sizeof(why), "%zu bytes",
 		 sizeof(struct verbs_context_ops));
 	report(sizeof(struct verbs_context_ops) == NUM_OPS * sizeof(void *),
-	       "sizeof verbs_context_ops = 76 pointers", why);
+	       name, why);
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		if (ops[i].value != i * sizeof(void *) && !misplaced)
 			misplaced = ops[i].name;
