@@ -48,7 +48,7 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
-	[host/pkg]=200
+	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1500 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1400 [debug-b]=1400
 )
@@ -263,8 +263,23 @@ if t_selected host/pkg || t_selected stock/pkg/deb; then
 	PKGPID=$!
 fi
 
-# static: sparse over the module, checkpatch --strict over the tree.
+# static: sparse over the module, checkpatch --strict over the tree, the
+# provider built and its layouts proved for rdma-core's other private ABIs
+# (57, 59, 64, and 34 of 45-56) against their releases' headers, which come
+# from an rdma-core clone (RDMA_CORE_GIT): skipped on a machine without one.
 static_checks() {
+	if t_selected host/provider-abis; then
+		if git -C "${RDMA_CORE_GIT:=/work/.mirror/linux-rdma+rdma-core/repo}" \
+			rev-parse -q --verify v64.0 >/dev/null 2>&1; then
+			stage host/provider-abis "$LOGS/provider-abis.log" \
+				make -s provider-abis RDMA_CORE_GIT="$RDMA_CORE_GIT"
+			parc=$?
+			merge host/provider-abis "$LOGS/provider-abis.log"
+			[ $parc = 0 ] || result fail host/provider-abis "exit $parc"
+		else
+			result skip host/provider-abis "SKIP no rdma-core clone with v64.0 at $RDMA_CORE_GIT (RDMA_CORE_GIT)"
+		fi
+	fi
 	if t_selected host/sparse; then
 		built host/sparse "$LOGS/sparse.log" make sparse
 	fi
