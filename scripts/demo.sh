@@ -5,7 +5,6 @@
 # example, boot Debian's stock kernel in QEMU and run scripts/guest/demo.sh
 # there: vhca loaded, two ports bound to a veth pair, the verbs tools,
 # ibv_rc_pingpong, examples/rdma_ep_write and ib_write_bw against rdma_rxe.
-# usage: demo.sh [BW_ITERS]: ib_write_bw's 64 KiB iterations (1000).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$VHCA_TOP"
@@ -18,7 +17,7 @@ mkdir -p "$OUT"
 rc=0
 # The console from the guest script's start to its exit status (the
 # firmware's and the kernel's lines are in console.log).
-scripts/vm-run.sh -k stock -t 300 -v -o "$OUT" scripts/guest/demo.sh "$@" |
+scripts/vm-run.sh -k stock -t 300 -v -o "$OUT" scripts/guest/demo.sh |
 	sed -u -n -e 's/\r//g' -e 's/.*\(VHCA-VM: guest script start\)/\1/' \
 		-e '/^VHCA-VM: guest script start/,/^VHCA-VM: EXIT=/p' || rc=$?
 echo "make demo: $(($(date +%s) - t0)) s, exit status $rc (console: build/vm/demo/console.log)"
