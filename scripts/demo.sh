@@ -15,10 +15,12 @@ OUT=$VHCA_TOP/build/vm/demo
 rm -rf "$OUT"
 mkdir -p "$OUT"
 rc=0
-# The console from the guest script's start to its exit status (the
-# firmware's and the kernel's lines are in console.log).
+# The console from the guest script's start to its exit status, without
+# KTAP's headers (the firmware's and the kernel's lines, and the headers,
+# are in console.log).
 scripts/vm-run.sh -k stock -t 300 -v -o "$OUT" scripts/guest/demo.sh |
 	sed -u -n -e 's/\r//g' -e 's/.*\(VHCA-VM: guest script start\)/\1/' \
+		-e '/^ *KTAP version /d' -e '/^ *# Subtest: /d' -e '/^ *1\.\.[0-9]*$/d' \
 		-e '/^VHCA-VM: guest script start/,/^VHCA-VM: EXIT=/p' || rc=$?
 echo "make demo: $(($(date +%s) - t0)) s, exit status $rc (console: build/vm/demo/console.log)"
 exit $rc
