@@ -47,6 +47,7 @@
  *
  * Build: cc -Wall -O2 -o rdma_ep_write rdma_ep_write.c -lrdmacm -libverbs
  */
+#include <assert.h>
 #include <endian.h>
 #include <errno.h>
 #include <netdb.h>
@@ -78,12 +79,14 @@ struct region_info {
 	__be32 len;
 };
 
-/* The first piece of the message: the pattern's seed. */
+/* The message's first 16 bytes, its first piece: the pattern's seed. */
 struct msg_head {
 	__be32 seed;
 	__be32 msg_len;
-	__be64 reserved;
+	__be64 reserved;	/* zero */
 };
+
+static_assert(sizeof(struct msg_head) == 16, "the head fills the first piece");
 
 /* Server -> client: how many bytes did not match (0: all arrived). */
 struct verdict {
@@ -100,8 +103,8 @@ static void die(const char *what)
 }
 
 /*
- * getaddrinfo(NODE, SERVICE, HINTS, RES, WHAT): rdma_getaddrinfo, which
- * returns getaddrinfo's error codes as they are, or -1 and errno.
+ * getaddrinfo_or_die(NODE, SERVICE, HINTS, RES, WHAT): rdma_getaddrinfo,
+ * which returns getaddrinfo's error codes as they are, or -1 and errno.
  */
 static void getaddrinfo_or_die(const char *node, const char *service,
 			       const struct rdma_addrinfo *hints,
