@@ -5,7 +5,10 @@
 #   make            the module against Debian's stock 6.12 headers, the
 #                   provider and the test programs
 #   make deps       install every Debian package the project needs
-#   make demo       boot the stock kernel in QEMU, load vhca, bind two ports
+#   make demo       boot the stock kernel in QEMU, load vhca, bind two ports,
+#                   move data (ibv_rc_pingpong, ib_write_bw against rdma_rxe,
+#                   the example); about 2 minutes
+#   make examples   the example programs (examples/) into build/examples/
 #   make check      every test; ends with "N passed, N failed, N skipped";
 #                   T='GLOBS' runs what they name (make check T='rc/*')
 #   make check-quick  host stages, KUnit, the stock kernel's smoke set
@@ -28,7 +31,8 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 # debug builds never share object files.
 KSRC := Kbuild drivers include kunit
 
-.PHONY: all module module-debug provider provider-check provider-abis kbuild-check tests deps demo \
+.PHONY: all module module-debug provider provider-check provider-abis kbuild-check tests examples \
+	deps demo \
 	check check-quick bench fuzz sparse sparse-debug checkpatch install uninstall load deb clean
 
 all: module provider tests
@@ -53,7 +57,12 @@ kbuild-check:
 
 # Test programs the guest scripts run (scripts/tests/*.c).
 TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
-tests: $(TEST_PROGS)
+tests: $(TEST_PROGS) examples
+
+# The example programs a user reads and copies (examples/, their own
+# Makefile); installed nowhere.
+examples:
+	$(MAKE) -C examples OUT=$(BUILD)/examples
 
 $(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h scripts/tests/roce.h scripts/tests/fuzz_rng.h \
 		include/uapi/rdma/vhca-abi.h
