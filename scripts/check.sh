@@ -36,7 +36,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject ulp pkg"
+GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject ulp pkg demo"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -57,7 +57,7 @@ BUDGET+=(
 	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=90 [stock/interop]=200 [stock/hosts]=90 [stock/ulp]=160
-	[stock/pkg]=150
+	[stock/pkg]=150 [stock/demo]=60
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
 	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=250 [debug/interop]=220 [debug/fuzz]=200
@@ -228,7 +228,7 @@ NEED_DEBUG=0
 # ---- 1. host: the builds the stock kernel's guests need, and the
 # provider's host tests; the static checks run in the background (2.).
 rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests \
-	build/deb
+	build/examples build/deb
 built host/build-stock "$LOGS/build-stock.log" make module
 # The provider and the test programs: -Wall -Wextra, no warnings.
 built host/userspace "$LOGS/userspace.log" make provider tests
@@ -450,12 +450,15 @@ done
 ) >"$LOGS/background.out" 2>&1 &
 BGPID=$!
 # pkg.sh boots alone, after the packages it installs were built beside
-# the boots before it (host/pkg).
+# the boots before it (host/pkg), and make demo's guest script (demo.sh:
+# what a new user runs first) with it.
 STOCK_RUN=" ${RUN[stock]} "
 PKG_RUN=
-case $STOCK_RUN in
-*" pkg "*) PKG_RUN=pkg STOCK_RUN=${STOCK_RUN/ pkg / } ;;
-esac
+for g in pkg demo; do
+	case $STOCK_RUN in
+	*" $g "*) PKG_RUN="$PKG_RUN $g" STOCK_RUN=${STOCK_RUN/ $g / } ;;
+	esac
+done
 if [ -n "$(echo $STOCK_RUN)" ]; then
 	boot stock stock $STOCK_RUN
 fi

@@ -144,18 +144,7 @@ check "rmmod vhca" rmmod vhca
 # 10.0.0.1 <-> 10.0.0.2 over the veth wire.
 rxe_pair() {
 	modprobe rdma_rxe || return 1
-	local_pair || return 1
-	ip rule add pref 1000 lookup local && ip rule del pref 0 &&
-		ip rule add pref 10 iif veth0 lookup local &&
-		ip rule add pref 11 iif veth1 lookup local &&
-		ip route add 10.0.0.2/32 dev veth0 src 10.0.0.1 table 100 &&
-		ip route add 10.0.0.1/32 dev veth1 src 10.0.0.2 table 101 &&
-		ip rule add pref 20 to 10.0.0.2 lookup 100 &&
-		ip rule add pref 21 to 10.0.0.1 lookup 101 &&
-		ip neigh replace 10.0.0.2 lladdr "$(cat /sys/class/net/veth1/address)" \
-			dev veth0 nud permanent &&
-		ip neigh replace 10.0.0.1 lladdr "$(cat /sys/class/net/veth0/address)" \
-			dev veth1 nud permanent &&
+	local_pair && wire_routes &&
 		rdma link add rxe0 type rxe netdev veth0 &&
 		rdma link add rxe1 type rxe netdev veth1
 }

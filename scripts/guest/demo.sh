@@ -82,36 +82,15 @@ example() {
 # the veth wire.
 rxe_pair() {
 	modprobe rdma_rxe || return 1
-	local_pair || return 1
-	ip -b - <<EOF || return 1
-rule add pref 1000 lookup local
-rule del pref 0
-rule add pref 10 iif veth0 lookup local
-rule add pref 11 iif veth1 lookup local
-route add 10.0.0.2/32 dev veth0 src 10.0.0.1 table 100
-route add 10.0.0.1/32 dev veth1 src 10.0.0.2 table 101
-rule add pref 20 to 10.0.0.2 lookup 100
-rule add pref 21 to 10.0.0.1 lookup 101
-neigh replace 10.0.0.2 lladdr $(cat /sys/class/net/veth1/address) dev veth0 nud permanent
-neigh replace 10.0.0.1 lladdr $(cat /sys/class/net/veth0/address) dev veth1 nud permanent
-EOF
+	local_pair && wire_routes || return 1
 	rdma link add rxe0 type rxe netdev veth0 && rdma link add rxe1 type rxe netdev veth1 &&
 		wait_for 10 gid_find rxe1 10.0.0.2
 }
 
-# rxe_unpair: the rxe links gone, the rules back to the kernel's (the
-# teardown, reset_guest, knows nothing of them; the routes go with the
-# veth pair).
+# rxe_unpair: the rxe links gone, the rules back to the kernel's.
 rxe_unpair() {
 	rdma link delete rxe0 && rdma link delete rxe1 || return 1
-	ip -force -b - 2>/dev/null <<EOF
-rule add pref 0 lookup local
-rule del pref 10
-rule del pref 11
-rule del pref 20
-rule del pref 21
-rule del pref 1000
-EOF
+	routes_reset
 	ip rule show | grep -q '^0:.*lookup local'
 }
 

@@ -9,8 +9,8 @@
 # no veth, no namespace, no qdisc), the scenario, then teardown, whatever
 # the scenario left behind or however it ended.  A kernel checker report
 # during a scenario, or a coherent buffer outstanding or refused at any
-# removal in it or its teardown, fails that scenario.  Scripts without scenarios (demo,
-# bench) end with finish.
+# removal in it or its teardown, fails that scenario.  Scripts without scenarios
+# (bench) end with finish.
 
 . "$VHCA_TOP/scripts/select.sh"
 
@@ -427,6 +427,45 @@ scenario() {
 
 . "$VHCA_TOP/scripts/vm/checkers.sh"
 
+# wire_routes: 10.0.0.1 <-> 10.0.0.2 over the veth pair, not lo (policy
+# routing and static neighbours: two addresses of one namespace are
+# otherwise local to each other), so that the RDMA CM binds each end to
+# the port of its address, also where a consumer gives no source address
+# (NFS's client), and force_wire's packets cross veth0 and veth1.
+# Also for two rdma_rxe ports on one host: without it their traffic goes
+# through lo, where there is no rxe device.  routes_reset: the rules back
+# to the kernel's (reset_guest does it too; the routes go with the veth
+# pair).
+routes_reset() {
+	ip -force -b - 2>/dev/null <<EOF
+rule add pref 0 lookup local
+rule del pref 10
+rule del pref 11
+rule del pref 20
+rule del pref 21
+rule del pref 1000
+EOF
+	return 0
+}
+
+wire_routes() {
+	routes_reset
+	read -r _wr0 </sys/class/net/veth0/address &&
+		read -r _wr1 </sys/class/net/veth1/address || return 1
+	ip -b - <<EOF
+rule add pref 1000 lookup local
+rule del pref 0
+rule add pref 10 iif veth0 lookup local
+rule add pref 11 iif veth1 lookup local
+route add 10.0.0.2/32 dev veth0 src 10.0.0.1 table 100
+route add 10.0.0.1/32 dev veth1 src 10.0.0.2 table 101
+rule add pref 20 to 10.0.0.2 lookup 100
+rule add pref 21 to 10.0.0.1 lookup 101
+neigh replace 10.0.0.2 lladdr $_wr1 dev veth0 nud permanent
+neigh replace 10.0.0.1 lladdr $_wr0 dev veth1 nud permanent
+EOF
+}
+
 # reset_guest: what no scenario may leave to the next: processes of the
 # tools, RDMA links, modules, namespaces, veth and dummy interfaces and
 # their qdiscs, local_pair's sysctls.
@@ -450,6 +489,7 @@ reset_guest() {
 		[ -d /sys/module/$_rg ] || continue
 		wait_for 10 rmmod $_rg 2>/dev/null || echo "# teardown: rmmod $_rg failed"
 	done
+	routes_reset
 	# local_pair's sysctls, back to the kernel's defaults.
 	for _rg in all default; do
 		echo 0 >/proc/sys/net/ipv4/conf/$_rg/accept_local

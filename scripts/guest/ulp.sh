@@ -51,43 +51,6 @@ must() {
 
 # ---- the two ports
 
-# wire_routes: 10.0.0.1 <-> 10.0.0.2 over the veth pair, not lo (policy
-# routing and static neighbours: two addresses of one namespace are
-# otherwise local to each other), so that the RDMA CM binds each end to
-# the port of its address, also where a consumer gives no source address
-# (NFS's client), and force_wire's packets cross veth0 and veth1.
-# routes_reset: the rules back to the kernel's (reset_guest knows nothing
-# of them; the routes go with the veth pair).
-routes_reset() {
-	ip -force -b - 2>/dev/null <<EOF
-rule add pref 0 lookup local
-rule del pref 10
-rule del pref 11
-rule del pref 20
-rule del pref 21
-rule del pref 1000
-EOF
-	return 0
-}
-
-wire_routes() {
-	routes_reset
-	read -r _wr0 </sys/class/net/veth0/address &&
-		read -r _wr1 </sys/class/net/veth1/address || return 1
-	ip -b - <<EOF
-rule add pref 1000 lookup local
-rule del pref 0
-rule add pref 10 iif veth0 lookup local
-rule add pref 11 iif veth1 lookup local
-route add 10.0.0.2/32 dev veth0 src 10.0.0.1 table 100
-route add 10.0.0.1/32 dev veth1 src 10.0.0.2 table 101
-rule add pref 20 to 10.0.0.2 lookup 100
-rule add pref 21 to 10.0.0.1 lookup 101
-neigh replace 10.0.0.2 lladdr $_wr1 dev veth0 nud permanent
-neigh replace 10.0.0.1 lladdr $_wr0 dev veth1 nud permanent
-EOF
-}
-
 # ports: the two ports in this namespace, PT (10.0.0.1) and PH (10.0.0.2):
 # vhca0 and vhca1, or rxe0 and rxe1 (ULP_DEV=rxe).
 ports() {
