@@ -208,11 +208,62 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 	return oi->hdr_len;
 }
 
+/* The extension headers after the BTH, as the opcode's flags have them. */
+static void vhca_pkt_parse_ext(const u8 *p, u16 flags, struct vhca_pkt *pkt)
+{
+	if (flags & VHCA_PKT_DETH) {
+		const struct vhca_deth *deth = (const void *)p;
+
+		pkt->deth_qkey = be32_to_cpu(deth->qkey);
+		pkt->deth_sqpn = be32_to_cpu(deth->sqpn) & VHCA_PKT_QPN_MASK;
+		p += DETH_LEN;
+	}
+	if (flags & VHCA_PKT_RETH) {
+		const struct vhca_reth *reth = (const void *)p;
+
+		pkt->reth_va = be64_to_cpu(reth->va);
+		pkt->reth_rkey = be32_to_cpu(reth->rkey);
+		pkt->reth_len = be32_to_cpu(reth->len);
+		p += RETH_LEN;
+	}
+	if (flags & VHCA_PKT_ATMETH) {
+		const struct vhca_atmeth *atm = (const void *)p;
+
+		pkt->reth_va = be64_to_cpu(atm->va);
+		pkt->reth_rkey = be32_to_cpu(atm->rkey);
+		pkt->reth_len = sizeof(u64);
+		pkt->atm_swap_add = be64_to_cpu(atm->swap_add);
+		pkt->atm_compare = be64_to_cpu(atm->compare);
+	}
+	if (flags & VHCA_PKT_AETH) {
+		const struct vhca_aeth *aeth = (const void *)p;
+		u32 smsn = be32_to_cpu(aeth->smsn);
+
+		pkt->aeth_syndrome = smsn >> 24;
+		pkt->aeth_msn = smsn & VHCA_PSN_MASK;
+		p += AETH_LEN;
+	}
+	if (flags & VHCA_PKT_ATMACK) {
+		const struct vhca_atmack *ack = (const void *)p;
+
+		pkt->atm_orig = be64_to_cpu(ack->orig);
+	}
+	if (flags & VHCA_PKT_IMMDT) {
+		const struct vhca_immdt *immdt = (const void *)p;
+
+		pkt->imm = immdt->imm;
+	}
+	if (flags & VHCA_PKT_IETH) {
+		const struct vhca_ieth *ieth = (const void *)p;
+
+		pkt->ieth_rkey = be32_to_cpu(ieth->rkey);
+	}
+}
+
 int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 {
 	const struct vhca_pkt_opinfo *oi;
 	const struct vhca_bth *bth = buf;
-	const u8 *p = buf + BTH_LEN;
 	size_t rem;
 	u32 pad;
 
@@ -244,53 +295,7 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 	pkt->psn = be32_to_cpu(bth->apsn) & VHCA_PSN_MASK;
 	pkt->paylen = rem - pad;
 
-	if (oi->flags & VHCA_PKT_DETH) {
-		const struct vhca_deth *deth = (const void *)p;
-
-		pkt->deth_qkey = be32_to_cpu(deth->qkey);
-		pkt->deth_sqpn = be32_to_cpu(deth->sqpn) & VHCA_PKT_QPN_MASK;
-		p += DETH_LEN;
-	}
-	if (oi->flags & VHCA_PKT_RETH) {
-		const struct vhca_reth *reth = (const void *)p;
-
-		pkt->reth_va = be64_to_cpu(reth->va);
-		pkt->reth_rkey = be32_to_cpu(reth->rkey);
-		pkt->reth_len = be32_to_cpu(reth->len);
-		p += RETH_LEN;
-	}
-	if (oi->flags & VHCA_PKT_ATMETH) {
-		const struct vhca_atmeth *atm = (const void *)p;
-
-		pkt->reth_va = be64_to_cpu(atm->va);
-		pkt->reth_rkey = be32_to_cpu(atm->rkey);
-		pkt->reth_len = sizeof(u64);
-		pkt->atm_swap_add = be64_to_cpu(atm->swap_add);
-		pkt->atm_compare = be64_to_cpu(atm->compare);
-	}
-	if (oi->flags & VHCA_PKT_AETH) {
-		const struct vhca_aeth *aeth = (const void *)p;
-		u32 smsn = be32_to_cpu(aeth->smsn);
-
-		pkt->aeth_syndrome = smsn >> 24;
-		pkt->aeth_msn = smsn & VHCA_PSN_MASK;
-		p += AETH_LEN;
-	}
-	if (oi->flags & VHCA_PKT_ATMACK) {
-		const struct vhca_atmack *ack = (const void *)p;
-
-		pkt->atm_orig = be64_to_cpu(ack->orig);
-	}
-	if (oi->flags & VHCA_PKT_IMMDT) {
-		const struct vhca_immdt *immdt = (const void *)p;
-
-		pkt->imm = immdt->imm;
-	}
-	if (oi->flags & VHCA_PKT_IETH) {
-		const struct vhca_ieth *ieth = (const void *)p;
-
-		pkt->ieth_rkey = be32_to_cpu(ieth->rkey);
-	}
+	vhca_pkt_parse_ext(buf + BTH_LEN, oi->flags, pkt);
 	return 0;
 }
 
