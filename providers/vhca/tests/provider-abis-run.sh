@@ -24,19 +24,7 @@ RUNS=(34:45:56:pabi34-rdma-core-44 57:57:57:pabi34-rdma-core-44
 
 mkdir -p "$build"
 hdrs=$build/rdma-core
-n=0 failed=0
-
-# result OK NAME [WHY]
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "# $2: ${3:-failed}"
-		echo "not ok $n $2"
-	fi
-}
+. "$(dirname "$0")/ktap-result.sh"
 
 # provider PABI R: builds BUILD_DIR/pabiPABI-rdma-core-R/.
 provider() {

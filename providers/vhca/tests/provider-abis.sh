@@ -48,8 +48,8 @@ RDMA_CORE_WARNINGS=(-Wall -Wextra -Wno-sign-compare -Wno-unused-parameter
 mkdir -p "$build"
 hdrs=$build/rdma-core
 
-# result OK NAME [WHY]: one check, into the current ABI's results.
-result() {
+# save_result OK NAME [WHY]: one check, into the current ABI's results.
+save_result() {
 	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-failed}" >>"$results"
 }
 
@@ -99,11 +99,11 @@ check_abi() {
 		RDMA_CORE_GIT="$git_dir" RDMA_CORE_HDRS="$hdrs" \
 		XFLAGS=-Werror layout-test >"$out.build.log" 2>&1
 	rc=$?
-	result $rc "$name: build" "see $out.build.log"
+	save_result $rc "$name: build" "see $out.build.log"
 	if [ $rc = 0 ]; then
 		"$out/tests/layout_test" "$name" "$record" >"$out.layout.log" 2>&1
 		rc=$?
-		result $rc "$name: layout" "failed checks: $(grep -c '^not ok' \
+		save_result $rc "$name: layout" "failed checks: $(grep -c '^not ok' \
 			"$out.layout.log"), see $out.layout.log"
 
 		imports=$(nm -D --undefined-only "$so" |
@@ -113,7 +113,7 @@ check_abi() {
 			<<<"$imports"
 		rc=$?
 		[ -z "$bad" ] || rc=1
-		result $rc "$name: imports" "not IBVERBS_PRIVATE_$pabi: ${bad:-}"
+		save_result $rc "$name: imports" "not IBVERBS_PRIVATE_$pabi: ${bad:-}"
 	fi
 
 	for p in ${releases//,/ }; do
@@ -122,15 +122,15 @@ check_abi() {
 			p=${p%\~} what=private filter='ibv_qp_ex|verbs_qp'
 		fi
 		if ! release "$p"; then
-			result 1 "$name: release v$p" "see $build/headers-v$p.log"
+			save_result 1 "$name: release v$p" "see $build/headers-v$p.log"
 			continue
 		fi
 		probe "$p" "$record" "$filter"
-		result $? "$name: $what v$p" \
+		save_result $? "$name: $what v$p" \
 			"differs from the record, see $build/probe-v$p.diff"
 		[ "$what" = probe ] || continue
 		intree "$p"
-		result $? "$name: in-tree v$p" "see $build/intree-v$p.log"
+		save_result $? "$name: in-tree v$p" "see $build/intree-v$p.log"
 	done
 }
 
@@ -143,18 +143,11 @@ done
 wait
 
 echo "KTAP version 1"
-n=0 failed=0
+. "$(dirname "$0")/ktap-result.sh"
 for abi in "${ABIS[@]}"; do
 	IFS=: read -r pabi r _ <<<"$abi"
 	while IFS=$'\t' read -r rc what why; do
-		n=$((n + 1))
-		if [ "$rc" = 0 ]; then
-			echo "ok $n $what"
-		else
-			failed=$((failed + 1))
-			echo "# $what: $why"
-			echo "not ok $n $what"
-		fi
+		result "$rc" "$what" "$why"
 	done <"$build/pabi$pabi-rdma-core-$r.results"
 done
 echo "1..$n"

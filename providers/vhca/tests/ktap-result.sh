@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Sourced by provider-abis.sh and provider-abis-run.sh: one KTAP result.
+# result RC NAME [WHY]: "ok N NAME" for RC 0, else "# NAME: WHY" and
+# "not ok N NAME"; n counts the results, failed the failures.
+n=0 failed=0
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		failed=$((failed + 1))
+		echo "# $2: ${3:-failed}"
+		echo "not ok $n $2"
+	fi
+}
