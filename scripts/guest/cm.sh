@@ -144,8 +144,9 @@ one_ns_progs() {
 scenario one-ns one_ns_progs 60 stock
 
 # mckey_pair NAME RECEIVER SENDER: mckey's receiver joined and waiting
-# before its sender sends (a datagram sent earlier is lost, as UD
-# allows, and the receiver waits for all of them); both must exit 0.
+# (its output line-buffered: stdbuf in RECEIVER) before its sender sends
+# (a datagram sent earlier is lost, as UD allows, and the receiver waits
+# for all of them); both must exit 0.
 mckey_pair() {
 	timeout "$(tmo 60)" sh -c "$2" >$T/$1.rcv 2>&1 &
 	_mk_p=$!
@@ -163,11 +164,11 @@ mckey_pair() {
 # vhca1's side), and the project's multicast program; every group left.
 mcast_runs() {
 	check "mckey vhca0 -> vhca1$1" mckey_pair mck01 \
-		"$2 mckey -m 239.1.1.1 -b 10.0.0.2 -C 10" \
-		"mckey -m 239.1.1.1 -b 10.0.0.1 -s -C 10"
+		"$2 stdbuf -oL mckey -m 239.1.1.1 -b 10.0.0.2 -C 10" \
+		"stdbuf -oL mckey -m 239.1.1.1 -b 10.0.0.1 -s -C 10"
 	check "mckey vhca1 -> vhca0$1" mckey_pair mck10 \
-		"mckey -m 239.1.1.2 -b 10.0.0.1 -C 10" \
-		"$2 mckey -m 239.1.1.2 -b 10.0.0.2 -s -C 10"
+		"stdbuf -oL mckey -m 239.1.1.2 -b 10.0.0.1 -C 10" \
+		"$2 stdbuf -oL mckey -m 239.1.1.2 -b 10.0.0.2 -s -C 10"
 	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_mcast vhca0 $G0 vhca1 $G1 >$T/mc.out 2>&1
 	_r=$?
 	relay "vhca_mcast$1" $T/mc.out
@@ -185,7 +186,7 @@ mcast() {
 	ip link del veth0 2>/dev/null
 	one_ns
 	mcast_runs " (one namespace)" ""
-	mckey -m 239.1.1.3 -b 10.0.0.2 -C 10 >$T/mck-rm.rcv 2>&1 &
+	stdbuf -oL mckey -m 239.1.1.3 -b 10.0.0.2 -C 10 >$T/mck-rm.rcv 2>&1 &
 	_p=$!
 	check "mckey joined on vhca1" wait_for 30 grep -q "receiving data transfers" $T/mck-rm.rcv
 	check "rdma link delete vhca1 with a QP attached" rdma link delete vhca1

@@ -51,10 +51,11 @@ struct port {
 	int gid_index;
 };
 
-/* A UD QP with a CQ and NMSG receive slots of its own. */
+/* A UD QP with CQs and NMSG receive slots of its own. */
 struct member {
 	struct port *p;
-	struct ibv_cq *cq;
+	struct ibv_cq *scq;		/* sends */
+	struct ibv_cq *cq;		/* receives */
 	struct ibv_qp *qp;
 	uint32_t base;			/* its slots in p->buf */
 };
@@ -83,11 +84,11 @@ static void open_port(struct port *p, const char *name, int gid_index)
 		fatal("PD, MR");
 }
 
-static struct ibv_qp *ud_qp(struct port *p, struct ibv_cq *cq,
-			    enum ibv_qp_type type)
+static struct ibv_qp *ud_qp(struct port *p, struct ibv_cq *scq,
+			    struct ibv_cq *cq, enum ibv_qp_type type)
 {
 	struct ibv_qp_init_attr init = {
-		.qp_type = type, .sq_sig_all = 1, .send_cq = cq, .recv_cq = cq,
+		.qp_type = type, .sq_sig_all = 1, .send_cq = scq, .recv_cq = cq,
 		.cap = { .max_send_wr = NMSG + 1, .max_recv_wr = NMSG + 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -102,8 +103,9 @@ static void open_member(struct member *m, struct port *p, uint32_t index)
 
 	m->p = p;
 	m->base = index * NMSG * SLOT;
-	m->cq = ibv_create_cq(p->ctx, 2 * NMSG + 2, NULL, NULL, 0);
-	m->qp = m->cq ? ud_qp(p, m->cq, IBV_QPT_UD) : NULL;
+	m->scq = ibv_create_cq(p->ctx, NMSG + 1, NULL, NULL, 0);
+	m->cq = ibv_create_cq(p->ctx, NMSG + 1, NULL, NULL, 0);
+	m->qp = m->scq && m->cq ? ud_qp(p, m->scq, m->cq, IBV_QPT_UD) : NULL;
 	if (!m->qp)
 		fatal("CQ and UD QP");
 	if (ibv_modify_qp(m->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -120,6 +122,7 @@ static void open_member(struct member *m, struct port *p, uint32_t index)
 static void close_member(struct member *m)
 {
 	ibv_destroy_qp(m->qp);
+	ibv_destroy_cq(m->scq);
 	ibv_destroy_cq(m->cq);
 }
 
@@ -244,7 +247,7 @@ static void send_group(struct member *m, struct ibv_ah *ah, uint32_t first,
 			fatal("ibv_post_send");
 	}
 	for (i = 0; i < n; i++)
-		if (poll1(m->cq, &wc, WAIT_MS) != 1 ||
+		if (poll1(m->scq, &wc, WAIT_MS) != 1 ||
 		    wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_SEND) {
 			result(false, "the sends to the group complete",
 			       "send %u: %s", i, ibv_wc_status_str(wc.status));
@@ -342,7 +345,7 @@ static void limits(struct port *p, const struct ibv_device_attr *da)
 	}
 	cq = ibv_create_cq(p->ctx, 16, NULL, NULL, 0);
 	for (i = 0; cq && i < nq; i++)
-		if (!(qps[i] = ud_qp(p, cq, IBV_QPT_UD)))
+		if (!(qps[i] = ud_qp(p, cq, cq, IBV_QPT_UD)))
 			fatal("UD QPs for the limits");
 
 	/* max_mcast_qp_attach QPs in one group, then one too many. */
@@ -387,7 +390,7 @@ static void limits(struct port *p, const struct ibv_device_attr *da)
 		c.gid = p->gid;
 		ccq = c.pd ? ibv_create_cq(c.ctx, 16, NULL, NULL, 0) : NULL;
 		for (i = 0; ccq && i < nq; i++)
-			if (!(qps[i] = ud_qp(&c, ccq, IBV_QPT_UD)))
+			if (!(qps[i] = ud_qp(&c, ccq, ccq, IBV_QPT_UD)))
 				_exit(2);
 		_exit(ccq && attach_n(&c, qps, nq - 1, m, t, &err) == t ? 0 : 1);
 	}
@@ -478,7 +481,7 @@ int main(int argc, char **argv)
 		 &p0.gid, &g, NMSG - 1, 1);
 	nothing(&in2, "... and the detached one gets nothing");
 
-	rc = ud_qp(&p1, in1.cq, IBV_QPT_RC);
+	rc = ud_qp(&p1, in1.scq, in1.cq, IBV_QPT_RC);
 	err = rc ? ibv_attach_mcast(rc, &g, 0) : errno;
 	result(err == EINVAL, "attaching an RC QP: EINVAL", "%s",
 	       err ? strerror(err) : "accepted");

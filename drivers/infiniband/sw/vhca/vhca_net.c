@@ -296,8 +296,13 @@ static int vhca_net_open(struct vhca_net *vnet, struct net *net)
 	}
 	if (err)
 		return err;
-	/* Multicast sent is not looped back: see the top comment. */
+	/*
+	 * Multicast sent is not looped back (see the top comment); IPv4
+	 * groups are received on the IPv6 socket too, which only an IPv4
+	 * socket does unless told (ip_mc_sf_allow()).
+	 */
 	inet_clear_bit(MC_LOOP, vnet->sock->sk);
+	inet_set_bit(MC_ALL, vnet->sock->sk);
 	if (cfg.family == AF_INET6)
 		inet6_clear_bit(MC6_LOOP, vnet->sock->sk);
 	setup_udp_tunnel_sock(net, vnet->sock, &tcfg);
