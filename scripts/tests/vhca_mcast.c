@@ -4,6 +4,13 @@
  * process drives both (RDMA devices are visible from every namespace):
  *
  *   vhca_mcast DEV0 GID_INDEX0 DEV1 GID_INDEX1
+ *   vhca_mcast send DEV GID_INDEX IPV4_GROUP COUNT
+ *
+ * The second form only sends COUNT datagrams of 100 bytes to a group with
+ * the RDMA CM's Q_Key for UDP ids, as mckey -s does, but waits for each
+ * to complete: mckey's sender posts them unsignaled and leaves, and a
+ * device that sends from a work item (rdma_rxe) loses what it had not
+ * sent yet when the QP goes.
  *
  * Checks: the multicast limits are reported; a sender QP on DEV0 sends
  * datagrams to a group (the MGID of an IPv4 group for an IPv4 GID, else an
@@ -407,6 +414,49 @@ static void limits(struct port *p, const struct ibv_device_attr *da)
 	/* Left attached: the process's exit detaches them. */
 }
 
+/* The second form: see the top comment. */
+static int send_only(const char *dev, int gid_index, const char *group,
+		     uint32_t count)
+{
+	struct ibv_ah_attr av = { .is_global = 1, .port_num = 1,
+				  .grh = { .hop_limit = 64 } };
+	struct ibv_sge sge = { .length = 100 };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.wr.ud = { .remote_qpn = MCAST_QPN, .remote_qkey = 0x01234567 },
+	}, *bad;
+	struct member m = { 0 };
+	struct port p = { 0 };
+	struct ibv_wc wc;
+	uint32_t i;
+
+	open_port(&p, dev, gid_index);
+	open_member(&m, &p, 0);
+	av.grh.sgid_index = gid_index;
+	av.grh.dgid.raw[10] = av.grh.dgid.raw[11] = 0xff;
+	if (inet_pton(AF_INET, group, av.grh.dgid.raw + 12) != 1) {
+		errno = EINVAL;
+		fatal(group);
+	}
+	wr.wr.ud.ah = ibv_create_ah(p.pd, &av);
+	if (!wr.wr.ud.ah)
+		fatal("ibv_create_ah to the group");
+	sge.addr = (uintptr_t)p.buf;
+	sge.lkey = p.mr->lkey;
+	for (i = 0; i < count; i++) {
+		if (ibv_post_send(m.qp, &wr, &bad))
+			fatal("ibv_post_send");
+		if (poll1(m.scq, &wc, WAIT_MS) != 1 ||
+		    wc.status != IBV_WC_SUCCESS) {
+			result(false, "sends to the group complete",
+			       "send %u: %s", i, ibv_wc_status_str(wc.status));
+			return exit_status();
+		}
+	}
+	result(true, "sends to the group complete", "%u", count);
+	return exit_status();
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr av = { .is_global = 1, .port_num = 1,
@@ -420,6 +470,10 @@ int main(int argc, char **argv)
 	union ibv_gid g;
 	int err;
 
+	if (argc == 6 && !strcmp(argv[1], "send")) {
+		ktap_header();
+		return send_only(argv[2], atoi(argv[3]), argv[4], atoi(argv[5]));
+	}
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV0 GID0 DEV1 GID1\n", argv[0]);
 		return 2;
