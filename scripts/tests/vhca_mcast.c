@@ -448,13 +448,13 @@ static int send_only(const char *dev, int gid_index, const char *group,
 			fatal("ibv_post_send");
 		if (poll1(m.scq, &wc, WAIT_MS) != 1 ||
 		    wc.status != IBV_WC_SUCCESS) {
-			result(false, "sends to the group complete",
-			       "send %u: %s", i, ibv_wc_status_str(wc.status));
-			return exit_status();
+			printf("vhca_mcast: send %u did not complete (%s)\n",
+			       i, ibv_wc_status_str(wc.status));
+			return 1;
 		}
 	}
-	result(true, "sends to the group complete", "%u", count);
-	return exit_status();
+	printf("vhca_mcast: %u datagrams sent\n", count);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -470,10 +470,9 @@ int main(int argc, char **argv)
 	union ibv_gid g;
 	int err;
 
-	if (argc == 6 && !strcmp(argv[1], "send")) {
-		ktap_header();
+	/* Its output in mckey's company: plain lines, no KTAP. */
+	if (argc == 6 && !strcmp(argv[1], "send"))
 		return send_only(argv[2], atoi(argv[3]), argv[4], atoi(argv[5]));
-	}
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV0 GID0 DEV1 GID1\n", argv[0]);
 		return 2;
