@@ -52,6 +52,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops vhca_ctx_ops = {
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_pd = vhca_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = vhca_bind_mw,
 	.create_ah = vhca_create_ah,
 	.create_cq = vhca_create_cq,
@@ -66,6 +67,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.destroy_cq = vhca_destroy_cq,
 	.destroy_qp = vhca_destroy_qp,
 	.destroy_srq = vhca_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vhca_free_context,
 	.modify_qp = vhca_modify_qp,
 	.modify_srq = vhca_modify_srq,

@@ -143,4 +143,62 @@ one_ns_progs() {
 # (vhca-cm).
 scenario one-ns one_ns_progs 60 stock
 
+# mckey_pair NAME RECEIVER SENDER: mckey's receiver joined and waiting
+# (its output line-buffered: stdbuf in RECEIVER) before its sender sends
+# (a datagram sent earlier is lost, as UD allows, and the receiver waits
+# for all of them); both must exit 0.
+mckey_pair() {
+	timeout "$(tmo 60)" sh -c "$2" >$T/$1.rcv 2>&1 &
+	_mk_p=$!
+	wait_for 30 grep -q "receiving data transfers" $T/$1.rcv
+	timeout "$(tmo 60)" sh -c "$3" >$T/$1.snd 2>&1
+	_mk_s=$?
+	wait $_mk_p
+	_mk_r=$?
+	tail -n 3 $T/$1.rcv $T/$1.snd
+	[ "$_mk_r$_mk_s" = 00 ]
+}
+
+# mcast_runs SUFFIX [PREFIX]: mckey (the RDMA CM's joins, 10 datagrams
+# each) from vhca0 to vhca1, then from vhca1 to vhca0 (PREFIX runs
+# vhca1's side), when PREFIX is given; and the project's multicast
+# program, which checks every byte; every group left.
+mcast_runs() {
+	if [ $# -gt 1 ]; then
+		check "mckey vhca0 -> vhca1$1" mckey_pair mck01 \
+			"$2 stdbuf -oL mckey -m 239.1.1.1 -b 10.0.0.2 -C 10" \
+			"stdbuf -oL mckey -m 239.1.1.1 -b 10.0.0.1 -s -C 10"
+		check "mckey vhca1 -> vhca0$1" mckey_pair mck10 \
+			"stdbuf -oL mckey -m 239.1.1.2 -b 10.0.0.1 -C 10" \
+			"$2 stdbuf -oL mckey -m 239.1.1.2 -b 10.0.0.2 -s -C 10"
+	fi
+	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_mcast vhca0 $G0 vhca1 $G1 >$T/mc.out 2>&1
+	_r=$?
+	relay "vhca_mcast$1" $T/mc.out
+	check "vhca_mcast$1 exits 0" test $_r = 0
+}
+
+# UD multicast between two hosts (the wire: IP multicast over veth), then
+# between two ports of one namespace (delivered in the kernel: vhca_mcast
+# only, mckey's joins went through the CM above); a device removed while
+# a process has a QP attached.
+mcast() {
+	two_ns
+	mcast_runs "" "$P"
+	check "rdma link delete vhca0, vhca1" sh -c "rdma link delete vhca0 && $P rdma link delete vhca1"
+	ip netns del peer
+	ip link del veth0 2>/dev/null
+	one_ns
+	mcast_runs " (one namespace)"
+	stdbuf -oL mckey -m 239.1.1.3 -b 10.0.0.2 -C 10 >$T/mck-rm.rcv 2>&1 &
+	_p=$!
+	check "mckey joined on vhca1" wait_for 30 grep -q "receiving data transfers" $T/mck-rm.rcv
+	check "rdma link delete vhca1 with a QP attached" rdma link delete vhca1
+	kill $_p 2>/dev/null
+	wait $_p
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "no group was left at removal" no_dmesg "QPs at removal"
+}
+scenario mcast mcast 120
+
 run_scenarios "$@"

@@ -37,6 +37,17 @@
  * sends nothing); a deeper one takes the wire, whose receive runs later
  * in softirq.  The module parameter force_wire sends everything over the
  * wire.
+ *
+ * Multicast (a multicast destination GID, DQPN 0xFFFFFF): vhca_net_xmit()
+ * gives a copy to every vhca device of the namespace with a QP in the
+ * group, in the kernel, the sender's own included, and sends one to the
+ * wire, where the IP layer does not loop it back (the socket's multicast
+ * loop is off: the kernel copies stand for it).  From the wire a
+ * multicast packet goes to each device on whose netdev it came in with a
+ * QP in the group (vhca_mcast.c), unless it comes from a vhca address of
+ * the namespace, whose copies were given in the kernel already; with
+ * force_wire set, the sending namespace's ports get only what comes back
+ * in through another netdev.
  */
 #include <linux/debugfs.h>
 #include <linux/inet.h>
@@ -52,6 +63,7 @@
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
 #include "vhca.h"
@@ -187,6 +199,42 @@ static void vhca_net_rx(struct vhca_dev *vdev, struct sk_buff *skb,
 }
 
 /*
+ * A multicast packet from the wire (see the top comment): a copy to each
+ * device it is for.  BHs off, RCU; consumes skb.
+ */
+static void vhca_net_rx_mcast(struct vhca_net *vnet, struct sk_buff *skb,
+			      const union ib_gid *sgid,
+			      const union ib_gid *dgid)
+{
+	struct vhca_net_link *link;
+	struct vhca_dev *vdev;
+	struct sk_buff *copy;
+
+	if (!skb->dev)
+		goto out;
+	vdev = READ_ONCE(force_wire) ? NULL : vhca_net_find_dev(vnet, sgid);
+	if (vdev) {
+		ib_device_put(&vdev->ibdev);
+		goto out;
+	}
+	list_for_each_entry_rcu(link, &vnet->devs, node) {
+		vdev = container_of(link, struct vhca_dev, net);
+		if (skb->dev != vdev->ndev &&
+		    rdma_vlan_dev_real_dev(skb->dev) != vdev->ndev)
+			continue;
+		if (!vhca_mcast_member(vdev, dgid) ||
+		    !ib_device_try_get(&vdev->ibdev))
+			continue;
+		copy = skb_clone(skb, GFP_ATOMIC);
+		if (copy)
+			vhca_net_rx(vdev, copy, true);
+		ib_device_put(&vdev->ibdev);
+	}
+out:
+	kfree_skb(skb);
+}
+
+/*
  * encap_rcv of the socket, in softirq under RCU: skb->data is at the UDP
  * header, whose length the UDP layer has checked and trimmed skb to.
  * Always consumes skb (returns 0).
@@ -204,12 +252,16 @@ static int vhca_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	__skb_pull(skb, sizeof(struct udphdr));
 	if (skb_linearize(skb))
 		goto drop;
+	/* The IP layer's control block: from here on vhca's. */
+	*vhca_net_cb(skb) = (struct vhca_net_cb){};
 	vhca_net_rx_gids(skb, &sgid, &dgid);
+	if (rdma_is_multicast_addr((struct in6_addr *)dgid.raw)) {
+		vhca_net_rx_mcast(vnet, skb, &sgid, &dgid);
+		return 0;
+	}
 	vdev = vhca_net_find_dev(vnet, &dgid);
 	if (!vdev)
 		goto drop;
-	/* The IP layer's control block: from here on vhca's. */
-	*vhca_net_cb(skb) = (struct vhca_net_cb){};
 	vhca_net_rx(vdev, skb, true);
 	ib_device_put(&vdev->ibdev);
 	return 0;
@@ -244,6 +296,15 @@ static int vhca_net_open(struct vhca_net *vnet, struct net *net)
 	}
 	if (err)
 		return err;
+	/*
+	 * Multicast sent is not looped back (see the top comment); IPv4
+	 * groups are received on the IPv6 socket too, which only an IPv4
+	 * socket does unless told (ip_mc_sf_allow()).
+	 */
+	inet_clear_bit(MC_LOOP, vnet->sock->sk);
+	inet_set_bit(MC_ALL, vnet->sock->sk);
+	if (cfg.family == AF_INET6)
+		inet6_clear_bit(MC6_LOOP, vnet->sock->sk);
 	setup_udp_tunnel_sock(net, vnet->sock, &tcfg);
 	return 0;
 }
@@ -362,6 +423,7 @@ int vhca_net_attach(struct vhca_dev *vdev, vhca_net_rx_t rx)
 		list_add_rcu(&vnet->list, &vhca_nets);
 	}
 	vdev->net.rx = rx;
+	vhca_mcast_init(&vdev->net.mcast);
 	list_add_tail_rcu(&vdev->net.node, &vnet->devs);
 	vdev->net.vnet = vnet;
 	vhca_net_debugfs_add(vdev);
@@ -376,6 +438,8 @@ void vhca_net_detach(struct vhca_dev *vdev)
 
 	if (!vnet)
 		return;
+	/* Unregistered: no QP, no receiver (vhca_net_find_dev()) left. */
+	vhca_mcast_fini(vdev);
 	mutex_lock(&vhca_nets_lock);
 	list_del_rcu(&vdev->net.node);
 	WRITE_ONCE(vdev->net.vnet, NULL);
@@ -499,6 +563,31 @@ static int vhca_net_route6(struct sk_buff *skb, struct sock *sk, int oif)
 }
 
 /*
+ * Deliver skb (headers pushed) from vdev to dst in the kernel, unless this
+ * CPU is nested too deeply: true if so (skb consumed).  BHs off, dst held.
+ */
+static bool vhca_net_deliver(struct vhca_dev *vdev, struct vhca_dev *dst,
+			     struct sk_buff *skb)
+{
+	if (__this_cpu_read(vhca_net_local_depth) >= VHCA_NET_LOCAL_DEPTH)
+		return false;
+	__this_cpu_inc(vhca_net_local_depth);
+	atomic64_inc(&vdev->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
+	atomic64_inc(&dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+	/* What IP output would do: the header arrives as sent. */
+	if (skb->protocol == htons(ETH_P_IP))
+		ip_send_check(ip_hdr(skb));
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	vhca_net_cb(skb)->local = true;
+	/* QPs are freed after a grace period (vhca_engine_qp_fini). */
+	rcu_read_lock();
+	vhca_net_rx(dst, skb, false);
+	rcu_read_unlock();
+	__this_cpu_dec(vhca_net_local_depth);
+	return true;
+}
+
+/*
  * Deliver skb (headers pushed, len bytes BTH through ICRC) to the device
  * of vdev's namespace owning dgid, if there is one and this CPU is not
  * nested too deeply: true if so (skb consumed), false if skb is to take
@@ -508,35 +597,49 @@ static bool vhca_net_local(struct vhca_dev *vdev, const union ib_gid *dgid,
 			   struct sk_buff *skb, unsigned int len)
 {
 	struct vhca_dev *dst;
-	bool done = false;
+	bool done;
 
 	/* Holds dst's registration: its removal waits for the put below. */
 	dst = vhca_net_find_dev(vdev->net.vnet, dgid);
 	if (!dst)
 		return false;
 	local_bh_disable();
-	if (__this_cpu_read(vhca_net_local_depth) < VHCA_NET_LOCAL_DEPTH) {
-		__this_cpu_inc(vhca_net_local_depth);
+	done = vhca_net_deliver(vdev, dst, skb);
+	if (done) {
 		atomic64_inc(&vdev->counters[VHCA_CNT_TX_PACKETS]);
 		atomic64_add(len, &vdev->counters[VHCA_CNT_TX_BYTES]);
-		atomic64_inc(&vdev->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
-		atomic64_inc(&dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
-		/* What IP output would do: the header arrives as sent. */
-		if (skb->protocol == htons(ETH_P_IP))
-			ip_send_check(ip_hdr(skb));
-		__skb_pull(skb, skb_transport_offset(skb) +
-				sizeof(struct udphdr));
-		vhca_net_cb(skb)->local = true;
-		/* QPs are freed after a grace period (vhca_engine_qp_fini). */
-		rcu_read_lock();
-		vhca_net_rx(dst, skb, false);
-		rcu_read_unlock();
-		__this_cpu_dec(vhca_net_local_depth);
-		done = true;
 	}
 	local_bh_enable();
 	ib_device_put(&dst->ibdev);
 	return done;
+}
+
+/*
+ * A copy of multicast skb (headers pushed) to each vhca device of vdev's
+ * namespace with a QP in group mgid, in the kernel.  A copy this CPU is
+ * nested too deeply for is lost, as a datagram may be.
+ */
+static void vhca_net_local_mcast(struct vhca_dev *vdev,
+				 const union ib_gid *mgid, struct sk_buff *skb)
+{
+	struct vhca_net_link *link;
+	struct vhca_dev *dst;
+	struct sk_buff *copy;
+
+	local_bh_disable();
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &vdev->net.vnet->devs, node) {
+		dst = container_of(link, struct vhca_dev, net);
+		if (!vhca_mcast_member(dst, mgid) ||
+		    !ib_device_try_get(&dst->ibdev))
+			continue;
+		copy = skb_clone(skb, GFP_ATOMIC);
+		if (copy && !vhca_net_deliver(vdev, dst, copy))
+			kfree_skb(copy);
+		ib_device_put(&dst->ibdev);
+	}
+	rcu_read_unlock();
+	local_bh_enable();
 }
 
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
@@ -548,6 +651,7 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 	struct sock *sk = vdev->net.vnet->sock->sk;
 	struct net_device *ndev;
 	bool ip4 = ipv6_addr_v4mapped(saddr);
+	bool mcast = rdma_is_multicast_addr((struct in6_addr *)daddr);
 	unsigned int len;
 	int oif, err;
 
@@ -576,8 +680,12 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 	skb_put_zero(skb, IB_ICRC_BYTES);
 	len = skb->len;
 	vhca_net_push_hdrs(skb, sock_net(sk), grh, sport, ip4);
-	if (!READ_ONCE(force_wire) && vhca_net_local(vdev, &grh->dgid, skb, len))
-		return 0;
+	if (!READ_ONCE(force_wire)) {
+		if (mcast)
+			vhca_net_local_mcast(vdev, &grh->dgid, skb);
+		else if (vhca_net_local(vdev, &grh->dgid, skb, len))
+			return 0;
+	}
 
 	if (ip4)
 		err = vhca_net_route4(skb, sock_net(sk), oif);

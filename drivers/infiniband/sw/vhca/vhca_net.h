@@ -13,6 +13,8 @@
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
+#include "vhca_mcast.h"
+
 struct vhca_dev;
 struct vhca_net;
 
@@ -28,6 +30,7 @@ struct vhca_net_link {
 	struct vhca_net *vnet;		/* NULL unless attached */
 	struct list_head node;		/* in the vhca_net's devices, RCU */
 	vhca_net_rx_t rx;		/* set before the device is listed */
+	struct vhca_mcast mcast;	/* groups its QPs are attached to */
 };
 
 int vhca_net_init(void);
@@ -61,7 +64,10 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  * the module parameter force_wire is set), delivers it there at once
  * instead, through the same headers and the receiver's rx handler,
  * without the ICRC; counts local_tx_packets too (the receiver counts
- * local_rx_packets).  Always consumes skb.  Any context, but no lock the
+ * local_rx_packets).  A multicast grh->dgid (RoCEv2 multicast: DQPN
+ * 0xFFFFFF) goes both ways: a copy to each vhca device of the namespace
+ * in the kernel (unless force_wire is set), the sender's own included,
+ * and one to the wire.  Always consumes skb.  Any context, but no lock the
  * receive path takes (those of any QP) may be held.
  */
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,

@@ -91,4 +91,9 @@
 /* Local delivery: nested deliveries per CPU before a packet takes the wire. */
 #define VHCA_NET_LOCAL_DEPTH	4
 
+/* UD multicast: query_device's limits, which attach enforces. */
+#define VHCA_MAX_MCAST_GRP		32
+#define VHCA_MAX_MCAST_QP_ATTACH	16
+#define VHCA_MAX_TOTAL_MCAST_QP_ATTACH	128
+
 #endif /* VHCA_PARAM_H */

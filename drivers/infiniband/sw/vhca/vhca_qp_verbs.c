@@ -92,7 +92,8 @@ static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 		return 0;
 	}
 	for (tries = 0; tries < VHCA_QPN_TRIES && err == -EBUSY; tries++) {
-		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK);
+		/* Not IB_MULTICAST_QPN (IB_QPN_MASK): multicast's. */
+		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK - 1);
 		if (xa_load(&vdev->ghost_xa, qpn))
 			continue;
 		err = xa_insert_irq(&vdev->qp_xa, qpn, qp, GFP_KERNEL);

@@ -2,9 +2,11 @@
 /*
  * Receive demux of the engine: a parsed packet goes to the RC completer
  * (responses), the RC responder (requests), the UC responder, the UD
- * receiver, or, for a QP number no QP has, to the lingering QPs.
+ * receiver, the UD receivers of a multicast group's QPs (the multicast
+ * QPN), or, for a QP number no QP has, to the lingering QPs.
  */
 #include <linux/skbuff.h>
+#include <rdma/ib_addr.h>
 
 #include "vhca_engine.h"
 
@@ -18,12 +20,24 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 {
 	const struct vhca_pkt_opinfo *info;
 	enum vhca_counter drop = VHCA_CNT_RX_MALFORMED;
+	union ib_gid sgid, dgid;
 	struct vhca_pkt pkt;
 	struct vhca_qp *qp;
+	bool mcast;
 
 	if (vhca_pkt_parse(skb->data, skb->len, &pkt))
 		goto drop;
 	info = vhca_pkt_opinfo(pkt.opcode);
+	/* The multicast QPN with a multicast destination only, and UD. */
+	vhca_net_rx_gids(skb, &sgid, &dgid);
+	mcast = rdma_is_multicast_addr((struct in6_addr *)dgid.raw);
+	if (mcast || pkt.dqpn == IB_MULTICAST_QPN) {
+		if (!mcast || pkt.dqpn != IB_MULTICAST_QPN ||
+		    (pkt.opcode & VHCA_PKT_TRANSPORT_MASK) != IB_OPCODE_UD)
+			goto drop;
+		vhca_mcast_rx(vdev, &dgid, &pkt, skb, info->hdr_len);
+		goto out;
+	}
 	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
 	if (!qp) {
 		if (!vhca_ghost_rx(vdev, &pkt, skb))

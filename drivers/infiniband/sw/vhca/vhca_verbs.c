@@ -47,6 +47,9 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_sge = VHCA_MAX_SGE;
 	attr->max_ah = VHCA_MAX_AH;
 	attr->max_pkeys = VHCA_PKEY_TABLE_LEN;
+	attr->max_mcast_grp = VHCA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = VHCA_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = VHCA_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->local_ca_ack_delay = VHCA_LOCAL_ACK_DELAY;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
