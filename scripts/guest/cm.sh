@@ -143,22 +143,6 @@ one_ns_progs() {
 # (vhca-cm).
 scenario one-ns one_ns_progs 60 stock
 
-# mckey_pair NAME RECEIVER SENDER: mckey's receiver joined and waiting
-# (its output line-buffered: stdbuf in RECEIVER) before its sender sends
-# (a datagram sent earlier is lost, as UD allows, and the receiver waits
-# for all of them); both must exit 0.
-mckey_pair() {
-	timeout "$(tmo 60)" sh -c "$2" >$T/$1.rcv 2>&1 &
-	_mk_p=$!
-	wait_for 30 grep -q "receiving data transfers" $T/$1.rcv
-	timeout "$(tmo 60)" sh -c "$3" >$T/$1.snd 2>&1
-	_mk_s=$?
-	wait $_mk_p
-	_mk_r=$?
-	tail -n 3 $T/$1.rcv $T/$1.snd
-	[ "$_mk_r$_mk_s" = 00 ]
-}
-
 # mcast_runs SUFFIX [PREFIX]: mckey (the RDMA CM's joins, 10 datagrams
 # each) from vhca0 to vhca1, then from vhca1 to vhca0 (PREFIX runs
 # vhca1's side), when PREFIX is given; and the project's multicast

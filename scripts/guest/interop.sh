@@ -358,22 +358,6 @@ scenario rxe-server-cm rxe_server_cm 60 stock
 vhca_server_cm() { ud_cm vhca-server; removal; }
 scenario vhca-server-cm vhca_server_cm 100
 
-# mckey_pair NAME RECEIVER SENDER: mckey's receiver joined and waiting
-# (its output line-buffered: stdbuf in RECEIVER) before its sender sends,
-# as in cm.sh; both must exit 0, the receiver once it has all -C
-# datagrams.
-mckey_pair() {
-	timeout "$(tmo 60)" sh -c "$2" >$T/$1.rcv 2>&1 &
-	_mk_p=$!
-	wait_for 30 grep -q "receiving data transfers" $T/$1.rcv
-	timeout "$(tmo 60)" sh -c "$3" >$T/$1.snd 2>&1
-	_mk_s=$?
-	wait $_mk_p
-	_mk_r=$?
-	tail -n 3 $T/$1.rcv $T/$1.snd
-	[ "$_mk_r$_mk_s" = 00 ]
-}
-
 # UD multicast through the RDMA CM (IPv4 groups, DQPN 0xFFFFFF) between
 # rxe and vhca, each direction: mckey's receiver, 10 datagrams of 100
 # bytes.  rxe's sender is vhca_mcast's, which waits for its sends: with

@@ -427,6 +427,23 @@ scenario() {
 
 . "$VHCA_TOP/scripts/vm/checkers.sh"
 
+# mckey_pair NAME RECEIVER SENDER: mckey's receiver joined and waiting
+# (its output line-buffered: stdbuf in RECEIVER) before its sender sends
+# (a datagram sent earlier is lost, as UD allows, and the receiver waits
+# for all of them); both must exit 0, the receiver once it has all -C
+# datagrams (cm.sh and interop.sh).
+mckey_pair() {
+	timeout "$(tmo 60)" sh -c "$2" >$T/$1.rcv 2>&1 &
+	_mk_p=$!
+	wait_for 30 grep -q "receiving data transfers" $T/$1.rcv
+	timeout "$(tmo 60)" sh -c "$3" >$T/$1.snd 2>&1
+	_mk_s=$?
+	wait $_mk_p
+	_mk_r=$?
+	tail -n 3 $T/$1.rcv $T/$1.snd
+	[ "$_mk_r$_mk_s" = 00 ]
+}
+
 # wire_routes: 10.0.0.1 <-> 10.0.0.2 over the veth pair, not lo (policy
 # routing and static neighbours: two addresses of one namespace are
 # otherwise local to each other), so that the RDMA CM binds each end to
