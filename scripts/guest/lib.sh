@@ -474,8 +474,8 @@ rule add pref 1000 lookup local
 rule del pref 0
 rule add pref 10 iif veth0 lookup local
 rule add pref 11 iif veth1 lookup local
-route add 10.0.0.2/32 dev veth0 src 10.0.0.1 table 100
-route add 10.0.0.1/32 dev veth1 src 10.0.0.2 table 101
+route replace 10.0.0.2/32 dev veth0 src 10.0.0.1 table 100
+route replace 10.0.0.1/32 dev veth1 src 10.0.0.2 table 101
 rule add pref 20 to 10.0.0.2 lookup 100
 rule add pref 21 to 10.0.0.1 lookup 101
 neigh replace 10.0.0.2 lladdr $_wr1 dev veth0 nud permanent
