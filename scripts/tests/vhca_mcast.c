@@ -26,7 +26,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -151,21 +150,6 @@ static void post_recvs(struct member *m)
 		if (ibv_post_recv(m->qp, &wr, &bad))
 			fatal("ibv_post_recv");
 	}
-}
-
-/* Up to one completion within ms; 0 if none came. */
-static int poll1(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	double end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n;
-		poll(NULL, 0, 1);
-	} while (now_ms() < end);
-	return 0;
 }
 
 /*

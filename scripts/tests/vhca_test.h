@@ -8,6 +8,7 @@
 #ifndef VHCA_TEST_H
 #define VHCA_TEST_H
 
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -147,6 +148,21 @@ static inline double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Up to one completion of cq within ms; 0 if none came. */
+static inline int poll1(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	double end = now_ms() + ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		poll(NULL, 0, 1);
+	} while (now_ms() < end);
+	return 0;
 }
 
 #endif /* VHCA_TEST_H */
