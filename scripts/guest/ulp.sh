@@ -240,55 +240,17 @@ fio_verify() {
 	return 1
 }
 
-# dd_verify NAME MIB KIB STREAMS: where fio cannot run (a kernel without
-# System V IPC, whose shared memory fio's job table needs: the debug
-# kernel), STREAMS dd processes at once write MIB MiB of random bytes
-# to NS in blocks of KIB KiB with O_DIRECT, each its own part; read back
-# with O_DIRECT, the same bytes.
-dd_verify() {
-	_dn=$1 _dk=$3 _ds=$4
-	_dc=$(($2 * 1024 / _dk / _ds))
-	head -c $(($2 << 20)) /dev/urandom >$T/$_dn.src
-	_i=0 _dp=
-	while [ $_i -lt $_ds ]; do
-		timeout $((120 * K)) dd if=$T/$_dn.src of=$NS bs=${_dk}k count=$_dc \
-			skip=$((_i * _dc)) seek=$((_i * _dc)) oflag=direct conv=notrunc \
-			status=none &
-		_dp="$_dp $!"
-		_i=$((_i + 1))
-	done
-	_drc=0
-	for _p in $_dp; do
-		wait $_p || _drc=1
-	done
-	[ $_drc = 0 ] &&
-		timeout $((120 * K)) dd if=$NS of=$T/$_dn.back bs=${_dk}k \
-			count=$((_dc * _ds)) iflag=direct status=none &&
-		cmp $T/$_dn.src $T/$_dn.back
-}
-
 # nvme_jobs MIB: the verified fio jobs of MIB MiB (4 KiB random writes at
-# iodepth 16, 128 KiB sequential writes at iodepth 8), each timed; without
-# System V IPC, dd_verify's 4 KiB writes in 4 streams and 128 KiB ones in 2.
+# iodepth 16, 128 KiB sequential writes at iodepth 8), each timed.
 nvme_jobs() {
 	now
 	_t0=$NOW
-	if [ -e /proc/sysvipc ]; then
-		check "fio: 4 KiB random writes, iodepth 16, $1 MiB, crc32c verified" \
-			fio_verify rand4k $1 --rw=randwrite --bs=4k --iodepth=16
-	else
-		check "dd: 4 KiB O_DIRECT writes in 4 streams, $1 MiB, read back and compared" \
-			dd_verify w4k $1 4 4
-	fi
+	check "fio: 4 KiB random writes, iodepth 16, $1 MiB, crc32c verified" \
+		fio_verify rand4k $1 --rw=randwrite --bs=4k --iodepth=16
 	now
 	_t1=$NOW
-	if [ -e /proc/sysvipc ]; then
-		check "fio: 128 KiB sequential writes, iodepth 8, $1 MiB, crc32c verified" \
-			fio_verify seq128k $1 --rw=write --bs=128k --iodepth=8
-	else
-		check "dd: 128 KiB O_DIRECT writes in 2 streams, $1 MiB, read back and compared" \
-			dd_verify w128k $1 128 2
-	fi
+	check "fio: 128 KiB sequential writes, iodepth 8, $1 MiB, crc32c verified" \
+		fio_verify seq128k $1 --rw=write --bs=128k --iodepth=8
 	now
 	echo "# block I/O: 4 KiB $((_t1 - _t0)) s, 128 KiB $((NOW - _t1)) s"
 }
@@ -364,16 +326,10 @@ nvme_delete() {
 	CTRL_LOSS=$((30 * K))
 	nvme_target_host || return
 	mark_dmesg
-	if [ -e /proc/sysvipc ]; then
-		timeout $((150 * K)) fio --name=busy --filename=$NS --thread \
-			--ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
-			--iodepth=16 --size=${RD_MB}M --time_based --runtime=8 \
-			>$T/busy.fio 2>&1 &
-	else
-		# No fio (dd_verify): 4 KiB O_DIRECT writes over the ramdisk.
-		timeout $((150 * K)) dd if=/dev/zero of=$NS bs=4k \
-			count=$((RD_MB * 128)) oflag=direct >$T/busy.fio 2>&1 &
-	fi
+	timeout $((150 * K)) fio --name=busy --filename=$NS --thread \
+		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
+		--iodepth=16 --size=${RD_MB}M --time_based --runtime=8 \
+		>$T/busy.fio 2>&1 &
 	_fio=$!
 	check "fio is writing" wait_for 60 writes_done
 	check "rdma link delete $PT (the target's port) under fio" rdma link delete $PT
@@ -388,13 +344,8 @@ nvme_delete() {
 	check "the writer ends by itself (exit $_rc)" test $_rc != 124
 	dmesg | tail -n +$((_mark + 1)) | grep -E 'nvme|nvmet' | grep -v requeuing | head -20
 	check "the kernel says it reconnected" dmesg_has "$CTRL: Successfully reconnected"
-	if [ -e /proc/sysvipc ]; then
-		check "fio after the reconnect: 4 KiB random writes, 1 MiB, crc32c verified" \
-			fio_verify after 1 --rw=randwrite --bs=4k --iodepth=16
-	else
-		check "dd after the reconnect: 4 KiB writes, 1 MiB, read back and compared" \
-			dd_verify after 1 4 2
-	fi
+	check "fio after the reconnect: 4 KiB random writes, 1 MiB, crc32c verified" \
+		fio_verify after 1 --rw=randwrite --bs=4k --iodepth=16
 	check "nvme disconnect" nvme_down
 	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
 	ports_gone
