@@ -9,12 +9,14 @@
  * RDMA_CORE; default 44, Debian 12's).  Each release exports it under one
  * symbol version, IBVERBS_PRIVATE_<VHCA_PABI_VERSION>:
  *
- *   rdma-core  44-56  57-58  59-61  62-63  64
+ *   rdma-core  36-56  57-58  59-61  62-63  64
  *   PABI       34     57     59     59     64
  *
- * 57 added ibv_cmd_get_context()'s fd_arr; 59 ibv_cmd_create_cq_ex()'s
- * prov_attr and three ops; 62 two more ops under the same PABI 59 (so 59-61
- * and 62-63 need separate builds); 64 two more.  Every structure here is
+ * 44 added the ATOMIC WRITE work request (and ibv_qp_ex's wr_atomic_write)
+ * to verbs.h, which builds for 36 to 43 leave out; 57 added
+ * ibv_cmd_get_context()'s fd_arr; 59 ibv_cmd_create_cq_ex()'s prov_attr
+ * and three ops; 62 two more ops under the same PABI 59 (so 59-61 and 62-63
+ * need separate builds); 64 two more.  Every structure here is
  * shared with libibverbs by layout only: tests/layout_test.c checks sizes
  * and offsets against the values recorded per release, which
  * tests/provider-abis.sh proves against the real driver.h of that release.
@@ -29,6 +31,11 @@
 
 #define VHCA_PABI_VERSION IBVERBS_PABI_VERSION
 
+/* CMakeLists.txt passes the release's major version, for verbs.h's. */
+#ifndef VHCA_RDMA_CORE
+#error "VHCA_RDMA_CORE names the rdma-core release of the tree"
+#endif
+
 #else /* !VHCA_IN_TREE */
 
 #include <stdatomic.h>
@@ -42,12 +49,8 @@
 #define VHCA_RDMA_CORE 44
 #endif
 
-/*
- * 36 to 43 have PABI 34 too, but the provider needs 44's verbs.h (the
- * ATOMIC WRITE work request).
- */
-#if VHCA_RDMA_CORE < 44 || VHCA_RDMA_CORE > 64
-#error "vhca_pabi.h knows rdma-core 44 to 64"
+#if VHCA_RDMA_CORE < 36 || VHCA_RDMA_CORE > 64
+#error "vhca_pabi.h knows rdma-core 36 to 64"
 #elif VHCA_RDMA_CORE < 57
 #define VHCA_PABI_VERSION 34
 #elif VHCA_RDMA_CORE < 59

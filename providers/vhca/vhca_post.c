@@ -175,7 +175,9 @@ static const int vhca_wr_opcode[] = {
 	[IBV_WR_RDMA_READ] = VHCA_WR_RDMA_READ,
 	[IBV_WR_ATOMIC_CMP_AND_SWP] = VHCA_WR_ATOMIC_CMP_AND_SWP,
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = VHCA_WR_ATOMIC_FETCH_AND_ADD,
+#if VHCA_RDMA_CORE >= 44
 	[IBV_WR_ATOMIC_WRITE] = VHCA_WR_ATOMIC_WRITE,
+#endif
 	[IBV_WR_LOCAL_INV] = VHCA_WR_LOCAL_INV,
 	[IBV_WR_BIND_MW] = VHCA_WR_BIND_MW,
 	[IBV_WR_SEND_WITH_INV] = VHCA_WR_SEND_WITH_INV,
@@ -205,7 +207,9 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+#if VHCA_RDMA_CORE >= 44
 	case IBV_WR_ATOMIC_WRITE:	/* its 8 bytes: its one SGE's */
+#endif
 	case IBV_WR_LOCAL_INV:
 	case IBV_WR_SEND_WITH_INV:
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
@@ -258,11 +262,15 @@ static int vhca_send_wr_check(const struct vhca_qp *qp,
 	if (opcode < 0 || (wr->send_flags & ~VHCA_SEND_FLAGS) ||
 	    wr->num_sge < 0)
 		return EINVAL;
+#if VHCA_RDMA_CORE >= 44
 	if (opcode == VHCA_WR_ATOMIC_WRITE) {
-		/* Its 8 bytes, of one SGE (or inline), go in the WQE. */
+		/* Its 8 bytes, of one SGE (or inline), go in the WQE (RC). */
 		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(uint64_t))
 			return EINVAL;
-	} else if (wr->send_flags & IBV_SEND_INLINE) {
+		return vhca_wq_full(&qp->sq) ? ENOMEM : 0;
+	}
+#endif
+	if (wr->send_flags & IBV_SEND_INLINE) {
 		if (opcode == VHCA_WR_RDMA_READ ||
 		    opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ||
 		    opcode == VHCA_WR_ATOMIC_FETCH_AND_ADD ||
@@ -276,13 +284,45 @@ static int vhca_send_wr_check(const struct vhca_qp *qp,
 	return vhca_wq_full(&qp->sq) ? ENOMEM : 0;
 }
 
+/*
+ * The data of @wr for a WQE of @opcode at @slot, whose header @hdr is being
+ * built: its SGEs or inline data after the header, or ATOMIC WRITE's 8
+ * bytes in it.  0 or EINVAL (inline data too long).
+ */
+static int vhca_send_data(const struct vhca_qp *qp,
+			  const struct ibv_send_wr *wr, int opcode, char *slot,
+			  struct vhca_send_wqe *hdr)
+{
+	switch (opcode) {
+#if VHCA_RDMA_CORE >= 44
+	case VHCA_WR_ATOMIC_WRITE:
+		memcpy(&hdr->atomic.swap,
+		       (const void *)(uintptr_t)wr->sg_list[0].addr,
+		       sizeof(hdr->atomic.swap));
+		return 0;
+#endif
+	case VHCA_WR_LOCAL_INV:
+	case VHCA_WR_BIND_MW:
+		/* No data: the SGEs, if any, are not the operation's. */
+		return 0;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		hdr->flags |= VHCA_WQE_INLINE;
+		return vhca_copy_inline(qp, slot + sizeof(*hdr), wr,
+					&hdr->inline_len);
+	}
+	vhca_copy_sges((struct vhca_sge *)(slot + sizeof(*hdr)), wr->sg_list,
+		       wr->num_sge);
+	hdr->num_sge = wr->num_sge;
+	return 0;
+}
+
 static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr,
 			      bool type1)
 {
 	struct vhca_send_wqe hdr = {};
 	struct vhca_wq *sq = &qp->sq;
 	int opcode = vhca_send_opcode(qp, wr, type1);
-	uint32_t inline_len = 0;
 	char *slot;
 	int err;
 
@@ -290,26 +330,12 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr,
 	if (err)
 		return err;
 	slot = vhca_wq_slot(sq, sq->head);
-	if (opcode == VHCA_WR_ATOMIC_WRITE) {
-		memcpy(&hdr.atomic.swap,
-		       (const void *)(uintptr_t)wr->sg_list[0].addr,
-		       sizeof(hdr.atomic.swap));
-	} else if (opcode == VHCA_WR_LOCAL_INV || opcode == VHCA_WR_BIND_MW) {
-		/* No data: the SGEs, if any, are not the operation's. */
-	} else if (wr->send_flags & IBV_SEND_INLINE) {
-		err = vhca_copy_inline(qp, slot + sizeof(hdr), wr, &inline_len);
-		if (err)
-			return err;
-		hdr.flags |= VHCA_WQE_INLINE;
-	} else {
-		vhca_copy_sges((struct vhca_sge *)(slot + sizeof(hdr)),
-			       wr->sg_list, wr->num_sge);
-		hdr.num_sge = wr->num_sge;
-	}
+	err = vhca_send_data(qp, wr, opcode, slot, &hdr);
+	if (err)
+		return err;
 
 	hdr.wr_id = wr->wr_id;
 	hdr.opcode = opcode;
-	hdr.inline_len = inline_len;
 	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
 		hdr.flags |= VHCA_WQE_SIGNALED;
 	if (wr->send_flags & IBV_SEND_SOLICITED)

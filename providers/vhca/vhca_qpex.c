@@ -21,10 +21,16 @@
 #define VHCA_QPEX_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define VHCA_QPEX_UC_OPS (VHCA_QPEX_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
 			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+/* ATOMIC WRITE: rdma-core 44's verbs.h has it, earlier ones do not. */
+#if VHCA_RDMA_CORE >= 44
+#define VHCA_QPEX_ATOMIC_WRITE IBV_QP_EX_WITH_ATOMIC_WRITE
+#else
+#define VHCA_QPEX_ATOMIC_WRITE 0
+#endif
 #define VHCA_QPEX_RC_OPS (VHCA_QPEX_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-			  IBV_QP_EX_WITH_ATOMIC_WRITE | \
+			  VHCA_QPEX_ATOMIC_WRITE | \
 			  IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
 			  IBV_QP_EX_WITH_SEND_WITH_INV)
 
@@ -211,6 +217,7 @@ static void vhca_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		       VHCA_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+#if VHCA_RDMA_CORE >= 44
 /* The 8 bytes at atomic_wr, stored as one: they travel in the WQE. */
 static void vhca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 				 uint64_t remote_addr, const void *atomic_wr)
@@ -227,6 +234,7 @@ static void vhca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	/* It takes no SGEs and no inline data: a setter fails the batch. */
 	qpex_to_vqp(qpx)->wqe = NULL;
 }
+#endif
 
 /* A type 2 window's bind (type 1 windows bind with ibv_bind_mw). */
 static void vhca_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
@@ -365,7 +373,9 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 	qpx->wr_rdma_read = vhca_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = vhca_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = vhca_wr_atomic_fetch_add;
+#if VHCA_RDMA_CORE >= 44
 	qpx->wr_atomic_write = vhca_wr_atomic_write;
+#endif
 	qpx->wr_bind_mw = vhca_wr_bind_mw;
 	qpx->wr_local_inv = vhca_wr_local_inv;
 	qpx->wr_send_inv = vhca_wr_send_inv;

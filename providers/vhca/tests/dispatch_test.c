@@ -3,7 +3,10 @@
  * Dispatch test: libibverbs loads the uninstalled provider and every verb
  * reaches the right op, without a kernel.
  *
- * usage: dispatch_test TAG PROVIDER   (PROVIDER: /abs/path/libvhca)
+ * usage: dispatch_test TAG PROVIDER [RELEASE]
+ *   PROVIDER: /abs/path/libvhca; RELEASE: the rdma-core release it was
+ *   built for, when not this test's (VHCA_RDMA_CORE): one built for 36 to
+ *   43 has no ATOMIC WRITE and must refuse it.
  *
  * The test enters a private mount namespace (root only) holding a fake
  * /dev/infiniband and a fake sysfs tree (SYSFS_PATH), and plays the kernel
@@ -1090,6 +1093,8 @@ static void enter_fake_system(const char *provider)
 /* ---- the checks ---- */
 
 static const char *tag;
+/* The rdma-core release the provider under test was built for. */
+static int provider_release = VHCA_RDMA_CORE;
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -2156,11 +2161,13 @@ static void test_qpex_refused(struct objs *o)
 	check(!qp && errno == EOPNOTSUPP,
 	      "create_qp_ex: an atomic on a UD QP EOPNOTSUPP", "errno %d",
 	      errno);
+#if VHCA_RDMA_CORE >= 44
 	errno = 0;
 	qp = create_qp_ex(o, IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_WRITE);
 	check(!qp && errno == EOPNOTSUPP,
 	      "create_qp_ex: an ATOMIC WRITE on a UD QP EOPNOTSUPP",
 	      "errno %d", errno);
+#endif
 	errno = 0;
 	qp = create_qp_ex(o, IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ);
 	check(!qp && errno == EOPNOTSUPP,
@@ -2426,6 +2433,39 @@ static void test_qpex_create_flags(struct objs *o)
 	      "qp %p, errno %d", (void *)qp, errno);
 }
 
+#if VHCA_RDMA_CORE >= 44
+/*
+ * A provider built for 36 to 43 (whose verbs.h has no ATOMIC WRITE) under
+ * an application that has it: refused as the operations vhca does not
+ * execute are, by create_qp_ex and by post_send, never reaching the kernel.
+ */
+static void test_atomic_write_refused(struct objs *o)
+{
+	uint64_t local = 0;
+	struct ibv_sge sge = { (uintptr_t)&local, 8, 0x21 };
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge, .num_sge = 1,
+		.wr.rdma = { 0x9000, 0x4444 },
+	}, *bad = NULL;
+	unsigned int creates = fk.cmds[IB_USER_VERBS_CMD_CREATE_QP];
+	unsigned int kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
+	struct ibv_qp *qp;
+	int ret;
+
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	check(!qp && errno == EOPNOTSUPP &&
+	      fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates,
+	      "create_qp_ex with ATOMIC WRITE (built for 36-43): EOPNOTSUPP",
+	      "qp %p, errno %d", (void *)qp, errno);
+	/* On the RC QP in RTS: EINVAL for the opcode, not the state. */
+	ret = ibv_post_send(o->qp, &wr, &bad);
+	check(ret == EINVAL && bad == &wr && o->qp->state == IBV_QPS_RTS &&
+	      fk.cmds[IB_USER_VERBS_CMD_POST_SEND] == kicks,
+	      "post_send ATOMIC WRITE (built for 36-43): EINVAL, no kick",
+	      "ret %d, state %d", ret, o->qp->state);
+}
+
 /*
  * ATOMIC WRITE, by ibv_wr_atomic_write and by post_send: the 8 bytes in
  * the WQE (atomic.swap), no SGEs; a setter after it, or a post_send whose
@@ -2492,6 +2532,7 @@ static void test_atomic_write(struct objs *o)
 	      "post_send ATOMIC WRITE of 4 bytes: EINVAL", "ret %d", ret);
 	check(!ibv_destroy_qp(qp), "destroy the ATOMIC WRITE QP", "failed");
 }
+#endif
 
 /* UD: the address of a datagram, and RDMA refused on it. */
 static void test_qpex_ud(struct objs *o)
@@ -2791,7 +2832,12 @@ static void test_verbs(struct ibv_device *dev)
 		test_ud(&o);
 		test_qpex_refused(&o);
 		test_qpex_rc(&o);
-		test_atomic_write(&o);
+#if VHCA_RDMA_CORE >= 44
+		if (provider_release >= 44)
+			test_atomic_write(&o);
+		else
+			test_atomic_write_refused(&o);
+#endif
 		test_qpex_create_flags(&o);
 		test_qpex_ud(&o);
 		test_rereg_mr(&o);
@@ -2837,11 +2883,14 @@ int main(int argc, char **argv)
 	char err[4096];
 	int num = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s TAG /abs/path/libvhca\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s TAG /abs/path/libvhca [RELEASE]\n",
+			argv[0]);
 		return 2;
 	}
 	tag = argv[1];
+	if (argc == 4)
+		provider_release = atoi(argv[3]);
 	if (geteuid()) {
 		char name[320];
 

@@ -8,17 +8,20 @@
 # libibverbs; the public ABI is compatible) with LD_LIBRARY_PATH at that
 # release's libibverbs.so.1, built once by rdma-core-libibverbs.sh into
 # CACHE/vR, and RDMAV_DRIVERS at the provider built by provider-abis.sh's
-# rules (BUILD_DIR/pabiN-rdma-core-R/).  A wrong provider next to each shows
-# that the test tells: the one built for 44 (PABI 34) loses ibv_qp_to_qp_ex()
-# under 56 (ibv_qp_ex grew in 45) and is never loaded by 57 and later, and
-# the one built for 59 (59-61) cannot open a device under 62 (same PABI,
-# verbs_context grew).  Needs root (the dispatch test's namespace).
+# rules (BUILD_DIR/pabiN-rdma-core-R/), and R (the provider built for 36-43
+# has no ATOMIC WRITE: the test checks that it refuses it).  A wrong
+# provider next to each shows that the test tells: the one built for 44
+# (PABI 34) loses ibv_qp_to_qp_ex() under 43 and 56 (ibv_qp_ex grew in 44
+# and 45) and is never loaded by 57 and later, and the one built for 59
+# (59-61) cannot open a device under 62 (same PABI, verbs_context grew).
+# Needs root (the dispatch test's namespace).
 #
 # Prints KTAP: one result per run; logs in BUILD_DIR.
 set -uo pipefail
 src=$1 build=$2 git_dir=$3 cache=$4
 # PABI:R:LIBIBVERBS:WRONG (WRONG: pabiN-rdma-core-R that must fail there)
-RUNS=(34:45:56:pabi34-rdma-core-44 57:57:57:pabi34-rdma-core-44
+RUNS=(34:36:43:pabi34-rdma-core-44 34:45:56:pabi34-rdma-core-44
+      57:57:57:pabi34-rdma-core-44
       59:59:59:pabi34-rdma-core-44 59:62:62:pabi59-rdma-core-59
       64:64:64:pabi34-rdma-core-44)
 
@@ -34,10 +37,11 @@ provider() {
 		>"$build/pabi$1-rdma-core-$2.build.log" 2>&1
 }
 
-# dispatch LIB NAME LOG: the dispatch test of NAME's provider under LIB.
+# dispatch LIB NAME LOG: the dispatch test of NAME's provider
+# (pabiN-rdma-core-R) under LIB.
 dispatch() {
 	LD_LIBRARY_PATH=$cache/v$1/lib "$build/native/tests/dispatch_test" \
-		"$2@$1" "$build/$2/libvhca" >"$3" 2>&1
+		"$2@$1" "$build/$2/libvhca" "${2##*-}" >"$3" 2>&1
 }
 
 echo "KTAP version 1"
