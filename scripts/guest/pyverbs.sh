@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest: rdma-core's pyverbs tests (tests/ at tag v44.0, which match
 # Debian's pyverbs 44) on one vhca port, talking to itself: test_qpex,
-# test_mr and test_cq.CQTest.test_resize_cq.  The suite is not part of this
-# repository; its folder is the first argument (default: the vhca cache's
-# pyverbs-v44/tests).  Each module's unittest result becomes check lines:
+# test_mr and test_cq.CQTest.test_resize_cq, or with "all" the whole
+# suite.  The suite is not part of this repository; its folder is the
+# first argument (default: the vhca cache's pyverbs-v44/tests).
+#
+# usage: pyverbs.sh [TESTS_DIR [all]]  Each module's unittest result becomes check lines:
 # any failure or error fails; skips are listed with their reasons.
 # test_resize_cq posts 7 signaled UD sends and at once expects a resize
 # below 7 entries to fail (EINVAL): UD sends run inside the kick system
@@ -18,14 +20,16 @@ export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 T=${VHCA_OUT:-/tmp}/pyverbs
 mkdir -p $T
 
-# pyverbs NAME TEST...: run_tests.py on vhca0 for TEST...; its log in
-# $T/NAME.log.
+# pyverbs NAME [TEST...]: run_tests.py on vhca0 for TEST... (none: the
+# whole suite); its log in $T/NAME.log.
 pyverbs() {
 	_n=$1
 	shift
 	_tx=$(counter vhca0 tx_packets)
 	_t0=$(date +%s)
-	(cd "$TESTS" && timeout 900 /usr/bin/python3 run_tests.py \
+	_tmo=900
+	[ "$_n" = all ] && _tmo=2700
+	(cd "$TESTS" && timeout $_tmo /usr/bin/python3 run_tests.py \
 		--dev vhca0 --gid "$G" -v "$@") >$T/$_n.log 2>&1
 	_rc=$?
 	echo "$_n: run_tests.py exited $_rc after $(($(date +%s) - _t0)) s;" \
@@ -60,9 +64,13 @@ wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
 G=$(gid_index vhca0 10.0.0.1)
 check "RoCE v2 GID of 10.0.0.1 on vhca0 (index $G)" test -n "$G"
 
-pyverbs test_qpex test_qpex
-pyverbs test_mr test_mr
-pyverbs test_resize_cq test_cq.CQTest.test_resize_cq
+if [ "${2:-}" = all ]; then
+	pyverbs all
+else
+	pyverbs test_qpex test_qpex
+	pyverbs test_mr test_mr
+	pyverbs test_resize_cq test_cq.CQTest.test_resize_cq
+fi
 check "the tests' traffic went over vhca0" test "$(counter vhca0 tx_packets)" -gt 0
 rdma statistic show link vhca0/1
 
