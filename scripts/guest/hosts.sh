@@ -3,12 +3,14 @@
 # Guest, in a pair (vm-run.sh -2): two hosts, two kernels with nothing
 # shared but a wire, their eth0s joined by a QEMU datagram backend.  Guest
 # a (10.1.0.1) runs the servers, guest b (10.1.0.2) the clients:
-# ibv_rc_pingpong, ib_write_bw and rping -v between vhca in a and vhca in
-# b, and ibv_rc_pingpong between vhca in a and rdma_rxe in b.  Both guests
+# ibv_rc_pingpong, ib_write_bw, rping -v and NVMe over RDMA between vhca
+# in a and vhca in b, and ibv_rc_pingpong and ib_write_bw between vhca in
+# a and rdma_rxe in b.  Both guests
 # run the same scenarios in the same order; a client retries while its
 # server, in the other guest, is not listening yet (it may still be
 # booting or setting up), and each side checks its own end.
 . "$VHCA_TOP/scripts/guest/lib.sh"
+. "$VHCA_TOP/scripts/guest/nvme-lib.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 T=/tmp/hosts-test
@@ -23,6 +25,9 @@ b) ME=10.1.0.2 PEER=10.1.0.1 ;;
 esac
 # How long a server waits for its client, and a client for its server.
 WAIT=240
+# NVMe over RDMA (nvme-lib.sh): the ramdisk's and each fio job's MiB, the
+# time limits' factor.
+RD_MB=32 FIO_MB=8 K=1
 
 # wire: eth0 addressed and up, the other host answering.
 wire() {
@@ -116,6 +121,41 @@ rping_pair() {
 		test "$(cat $T/$F.* | grep -c 'ping data: ')" -ge 20
 }
 scenario rping rping_pair 600
+
+# nvme_connected: nvme_up, tried every second while the target in a is
+# not there yet (nvme connect is refused at once then), WAIT s at most.
+nvme_connected() {
+	_nc_end=$(($(cut -d. -f1 /proc/uptime) + WAIT))
+	until nvme_up; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $_nc_end ] || return 1
+		sleep 1
+	done
+}
+
+# NVMe over RDMA between two kernels: the nvmet-rdma target in a on a
+# ramdisk, the nvme-rdma host in b, fio's crc32c-verified jobs; then b
+# tells a it is done (busybox nc, TCP port 4421) and a removes its target.
+nvme_hosts() {
+	port vhca
+	if [ "$VHCA_ROLE" = a ]; then
+		NVME_T=$ME NVME_H=$PEER
+		must "nvmet-rdma target: /dev/ram0 on $ME:4420" nvmet_up || return
+		check "the host in b says it is done" \
+			test "$(timeout $WAIT busybox nc -l -p 4421)" = "done"
+		check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
+		return
+	fi
+	NVME_T=$PEER NVME_H=$ME
+	check "modprobe nvme-rdma" modprobe nvme-rdma
+	if must "nvme connect -t rdma -a $NVME_T -w $ME" nvme_connected; then
+		echo "# $CTRL: $NS"
+		nvme_jobs $FIO_MB
+		check "nvme disconnect" nvme_down
+	fi
+	check "a is told" wait_for 30 sh -c "echo done | busybox nc $NVME_T 4421"
+	check "nvme-rdma unloaded" unload nvme_rdma nvme_fabrics
+}
+scenario nvme nvme_hosts 600
 
 # vhca in a, rdma_rxe in b: two implementations on two kernels.
 rxe() {

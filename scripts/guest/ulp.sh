@@ -16,6 +16,7 @@
 # has the netem wire only); "ulp.sh bench" is make bench's NVMe part
 # (bench_nvme below).
 . "$VHCA_TOP/scripts/guest/lib.sh"
+. "$VHCA_TOP/scripts/guest/nvme-lib.sh"
 
 case "${1:-}" in
 rxe)
@@ -27,9 +28,6 @@ ULP_DEV=${ULP_DEV:-vhca}
 T=/tmp/ulp-test
 mkdir -p $T
 FW=/sys/module/vhca/parameters/force_wire
-CFS=/sys/kernel/config/nvmet
-NQN=nqn.2026-12.io.vhca:ulp
-HOSTNQN=nqn.2026-12.io.vhca:ulp-host
 NETEM="loss 0.5% delay 1ms reorder 2%"
 # Sizes (MiB): of each verified fio job, of the ramdisk, of NFS's file.
 # The debug kernel's checkers see every path of a job (FRWR registration
@@ -40,14 +38,6 @@ NETEM="loss 0.5% delay 1ms reorder 2%"
 # a process.
 FIO_MB=8 RD_MB=32 NFS_MB=4 K=1
 [ "$VHCA_KERNEL" = debug ] && FIO_MB=2 NFS_MB=2 K=3
-
-# must DESCRIPTION COMMAND...: check, false when it failed: the steps
-# after it, which could only fail too, are not taken.
-must() {
-	_mf=$NFAIL
-	check "$@"
-	[ $NFAIL = $_mf ]
-}
 
 # ---- the two ports
 
@@ -93,32 +83,6 @@ wire_used() {
 	[ "$_wu" -gt 1000 ]
 }
 
-# unload MODULE...: those loaded removed, in this order, by one rmmod
-# (again for 10 s while one is still in use).
-unload() {
-	_ul_n=100
-	while :; do
-		_ul=
-		for _m; do
-			[ -d /sys/module/$_m ] && _ul="$_ul $_m"
-		done
-		[ -n "$_ul" ] || return 0
-		if [ $_ul_n = 0 ]; then
-			rmmod $_ul
-			return 1
-		fi
-		rmmod $_ul 2>/dev/null && return 0
-		sleep 0.1
-		_ul_n=$((_ul_n - 1))
-	done
-}
-
-# now: NOW, the seconds since boot.
-now() {
-	read -r NOW _ </proc/uptime
-	NOW=${NOW%.*}
-}
-
 # ports_gone: rdma link delete of both ports, then their module removed:
 # nothing of the consumers holds them.
 ports_gone() {
@@ -140,120 +104,6 @@ port_module_gone() {
 }
 
 # ---- NVMe over RDMA
-
-# nvmet_up: brd's /dev/ram0 as namespace 1 of subsystem NQN, any host
-# allowed, on port 1: RDMA, 10.0.0.1:4420 (what an earlier scenario left
-# removed first).
-nvmet_up() {
-	[ -d $CFS ] && nvmet_down
-	modprobe -a nvmet nvmet-rdma nvme-rdma &&
-		modprobe brd rd_nr=1 rd_size=$((RD_MB * 1024)) || return 1
-	[ -d $CFS ] || mount -t configfs none /sys/kernel/config || return 1
-	_s=$CFS/subsystems/$NQN
-	_p=$CFS/ports/1
-	mkdir $_s $_s/namespaces/1 $_p || return 1
-	echo 1 >$_s/attr_allow_any_host &&
-		echo /dev/ram0 >$_s/namespaces/1/device_path &&
-		echo 1 >$_s/namespaces/1/enable &&
-		echo rdma >$_p/addr_trtype &&
-		echo ipv4 >$_p/addr_adrfam &&
-		echo 10.0.0.1 >$_p/addr_traddr &&
-		echo 4420 >$_p/addr_trsvcid &&
-		ln -s $_s $_p/subsystems/$NQN
-}
-
-# nvmet_down: the configuration undone (what of it exists), the modules
-# of NVMe over RDMA and brd removed.
-nvmet_down() {
-	_s=$CFS/subsystems/$NQN
-	_p=$CFS/ports/1
-	_rd=
-	[ -L $_p/subsystems/$NQN ] && { rm $_p/subsystems/$NQN || return 1; }
-	[ -d $_p ] && _rd=$_p
-	if [ -d $_s/namespaces/1 ]; then
-		echo 0 >$_s/namespaces/1/enable || return 1
-		_rd="$_rd $_s/namespaces/1"
-	fi
-	[ -d $_s ] && _rd="$_rd $_s"
-	[ -z "$_rd" ] || rmdir $_rd || return 1
-	unload nvme_rdma nvmet_rdma nvmet nvme_fabrics brd
-}
-
-# nvme_ns: NS, the block device of subsystem NQN's namespace
-# (/dev/nvmeXnY), and CTRL, its controller (nvmeX).
-nvme_ns() {
-	for _f in /sys/class/nvme/nvme*/subsysnqn; do
-		read -r _n 2>/dev/null <"$_f" && [ "$_n" = "$NQN" ] || continue
-		_c=${_f%/subsysnqn}
-		CTRL=${_c##*/}
-		for _b in /sys/block/nvme*n*; do
-			[ -e "$_b" ] || continue
-			case "${_b##*/}" in
-			*c*) continue ;;
-			esac
-			NS=/dev/${_b##*/}
-			[ -b "$NS" ] && return 0
-		done
-	done
-	return 1
-}
-
-# nvme_up: nvme connect from 10.0.0.2 to the target, every failure bounded
-# (reconnects every second, the controller given up after CTRL_LOSS s),
-# two I/O queues of 32; NS and CTRL once its namespace is there.
-CTRL_LOSS=5
-nvme_up() {
-	timeout $((60 * K)) nvme connect -t rdma -a 10.0.0.1 -s 4420 -w 10.0.0.2 \
-		-n $NQN -q $HOSTNQN --ctrl-loss-tmo=$CTRL_LOSS --reconnect-delay=1 \
-		--nr-io-queues=2 --queue-size=32 &&
-		wait_for 30 nvme_ns
-}
-
-# ctrl_gone: no controller of subsystem NQN left.
-ctrl_gone() {
-	for _f in /sys/class/nvme/nvme*/subsysnqn; do
-		read -r _n 2>/dev/null <"$_f" && [ "$_n" = "$NQN" ] && return 1
-	done
-	return 0
-}
-
-nvme_down() {
-	timeout $((60 * K)) nvme disconnect -n $NQN && wait_for 30 ctrl_gone
-}
-
-# fio_verify NAME MIB FIO_ARGS...: a fio job on NS writing MIB MiB with
-# crc32c in every block, then reading and verifying all of it: fio exits
-# 0 and reports no error and MIB MiB written and verified (its terse
-# output: field 5 the error, 6 KiB read, 47 KiB written).
-fio_verify() {
-	_fn=$1 _mb=$2
-	shift 2
-	timeout $((150 * K)) fio --name=$_fn --filename=$NS --thread --ioengine=libaio \
-		--direct=1 --size=${_mb}M --verify=crc32c --do_verify=1 \
-		--verify_fatal=1 --timeout=$((120 * K)) --output-format=terse \
-		--terse-version=3 "$@" >$T/$_fn.fio 2>&1
-	_rc=$?
-	_res=$(awk -F';' 'NF > 47 { print $5, $6, $47 }' $T/$_fn.fio)
-	echo "# fio $_fn: exit $_rc; error, KiB verified, KiB written: $_res"
-	[ $_rc = 0 ] && [ "$_res" = "0 $((_mb * 1024)) $((_mb * 1024))" ] && return 0
-	cat $T/$_fn.fio
-	return 1
-}
-
-# nvme_jobs MIB: the verified fio jobs of MIB MiB (4 KiB random writes at
-# iodepth 16, 128 KiB sequential writes at iodepth 8), each timed.
-nvme_jobs() {
-	now
-	_t0=$NOW
-	check "fio: 4 KiB random writes, iodepth 16, $1 MiB, crc32c verified" \
-		fio_verify rand4k $1 --rw=randwrite --bs=4k --iodepth=16
-	now
-	_t1=$NOW
-	check "fio: 128 KiB sequential writes, iodepth 8, $1 MiB, crc32c verified" \
-		fio_verify seq128k $1 --rw=write --bs=128k --iodepth=8
-	now
-	echo "# block I/O: 4 KiB $((_t1 - _t0)) s, 128 KiB $((NOW - _t1)) s"
-}
 
 # nvme_target_host: the target, and the host connected to it.
 nvme_target_host() {
