@@ -2,7 +2,8 @@
 /*
  * UD multicast: attach_mcast and detach_mcast keep, per device, the groups
  * its UD QPs belong to; a packet to the multicast QPN (0xFFFFFF) for a
- * group's MGID gives each QP attached to that group a copy of its own.
+ * group's MGID gives each QP attached to that group a copy of its own
+ * (the receive demux, vhca_rx.c, walks the group this file finds).
  *
  * RoCEv2 carries a group's packets to its IP multicast address (the MGID,
  * IPv4-mapped for IPv4).  So that they reach the socket, the device's
@@ -32,23 +33,6 @@
 #include <rdma/ib_addr.h>
 
 #include "vhca_engine.h"
-
-/* A QP attached to a group. */
-struct vhca_mcast_qp {
-	struct list_head node;		/* in the group's qps, RCU */
-	struct vhca_qp *qp;
-	struct rcu_head rcu;
-};
-
-/* A group with at least one QP of the device attached. */
-struct vhca_mcast_grp {
-	struct list_head node;		/* in vhca_mcast.groups, RCU */
-	union ib_gid mgid;
-	struct list_head qps;		/* vhca_mcast_qp.node, RCU */
-	unsigned int n_qps;		/* at most VHCA_MAX_MCAST_QP_ATTACH */
-	bool ip_joined;			/* the IP layer's membership taken */
-	struct rcu_head rcu;
-};
 
 void vhca_mcast_init(struct vhca_mcast *mc)
 {
@@ -286,24 +270,8 @@ void vhca_mcast_fini(struct vhca_dev *vdev)
 	mutex_destroy(&mc->lock);
 }
 
-bool vhca_mcast_member(struct vhca_dev *vdev, const union ib_gid *mgid)
+struct vhca_mcast_grp *vhca_mcast_group(struct vhca_dev *vdev,
+					const union ib_gid *mgid)
 {
 	return vhca_mcast_find(&vdev->net.mcast, mgid);
-}
-
-void vhca_mcast_rx(struct vhca_dev *vdev, const union ib_gid *dgid,
-		   const struct vhca_pkt *pkt, struct sk_buff *skb, u32 off)
-{
-	struct vhca_mcast_grp *grp;
-	struct vhca_mcast_qp *mqp;
-
-	grp = vhca_mcast_find(&vdev->net.mcast, dgid);
-	if (!grp) {
-		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
-		return;
-	}
-	/* At most VHCA_MAX_MCAST_QP_ATTACH copies. */
-	list_for_each_entry_rcu(mqp, &grp->qps, node)
-		if (!READ_ONCE(mqp->qp->dying))
-			vhca_ud_rx(mqp->qp, pkt, skb, off);
 }

@@ -11,7 +11,24 @@
 #include <rdma/ib_verbs.h>
 
 struct vhca_dev;
-struct vhca_pkt;
+struct vhca_qp;
+
+/* A QP attached to a group. */
+struct vhca_mcast_qp {
+	struct list_head node;		/* in the group's qps, RCU */
+	struct vhca_qp *qp;
+	struct rcu_head rcu;
+};
+
+/* A group with at least one QP of the device attached. */
+struct vhca_mcast_grp {
+	struct list_head node;		/* in vhca_mcast.groups, RCU */
+	union ib_gid mgid;
+	struct list_head qps;		/* vhca_mcast_qp.node, RCU */
+	unsigned int n_qps;		/* at most VHCA_MAX_MCAST_QP_ATTACH */
+	bool ip_joined;			/* the IP layer's membership taken */
+	struct rcu_head rcu;
+};
 
 /*
  * A device's groups: writers (attach, detach, the device's removal) hold
@@ -31,15 +48,12 @@ void vhca_mcast_fini(struct vhca_dev *vdev);
 int vhca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int vhca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
-/* Whether a QP of vdev is in group mgid.  Under RCU. */
-bool vhca_mcast_member(struct vhca_dev *vdev, const union ib_gid *mgid);
-
 /*
- * A packet to the multicast QPN for vdev, its destination GID dgid: a copy
- * to every UD QP attached to that group (none: counted in ud_drops).  In
- * the rx handler: BHs off, under RCU.
+ * Group mgid of vdev, NULL when no QP of vdev is attached to it.  Under
+ * RCU: its qps, walked with list_for_each_entry_rcu(), stay valid until
+ * the reader's grace period ends.
  */
-void vhca_mcast_rx(struct vhca_dev *vdev, const union ib_gid *dgid,
-		   const struct vhca_pkt *pkt, struct sk_buff *skb, u32 off);
+struct vhca_mcast_grp *vhca_mcast_group(struct vhca_dev *vdev,
+					const union ib_gid *mgid);
 
 #endif /* VHCA_MCAST_H */

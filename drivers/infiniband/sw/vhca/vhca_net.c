@@ -222,7 +222,7 @@ static void vhca_net_rx_mcast(struct vhca_net *vnet, struct sk_buff *skb,
 		if (skb->dev != vdev->ndev &&
 		    rdma_vlan_dev_real_dev(skb->dev) != vdev->ndev)
 			continue;
-		if (!vhca_mcast_member(vdev, dgid) ||
+		if (!vhca_mcast_group(vdev, dgid) ||
 		    !ib_device_try_get(&vdev->ibdev))
 			continue;
 		copy = skb_clone(skb, GFP_ATOMIC);
@@ -630,7 +630,7 @@ static void vhca_net_local_mcast(struct vhca_dev *vdev,
 	rcu_read_lock();
 	list_for_each_entry_rcu(link, &vdev->net.vnet->devs, node) {
 		dst = container_of(link, struct vhca_dev, net);
-		if (!vhca_mcast_member(dst, mgid) ||
+		if (!vhca_mcast_group(dst, mgid) ||
 		    !ib_device_try_get(&dst->ibdev))
 			continue;
 		copy = skb_clone(skb, GFP_ATOMIC);

@@ -5,10 +5,32 @@
  * receiver, the UD receivers of a multicast group's QPs (the multicast
  * QPN), or, for a QP number no QP has, to the lingering QPs.
  */
+#include <linux/rculist.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_addr.h>
 
 #include "vhca_engine.h"
+
+/*
+ * A packet to the multicast QPN, its destination GID dgid: a copy to every
+ * UD QP of vdev attached to that group (none: counted in ud_drops).
+ */
+static void vhca_rx_mcast(struct vhca_dev *vdev, const union ib_gid *dgid,
+			  const struct vhca_pkt *pkt, struct sk_buff *skb,
+			  u32 off)
+{
+	struct vhca_mcast_grp *grp = vhca_mcast_group(vdev, dgid);
+	struct vhca_mcast_qp *mqp;
+
+	if (!grp) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
+		return;
+	}
+	/* At most VHCA_MAX_MCAST_QP_ATTACH copies. */
+	list_for_each_entry_rcu(mqp, &grp->qps, node)
+		if (!READ_ONCE(mqp->qp->dying))
+			vhca_ud_rx(mqp->qp, pkt, skb, off);
+}
 
 /*
  * A RoCEv2 packet for vdev, from the wire or delivered locally (the same
@@ -35,7 +57,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		if (!mcast || pkt.dqpn != IB_MULTICAST_QPN ||
 		    (pkt.opcode & VHCA_PKT_TRANSPORT_MASK) != IB_OPCODE_UD)
 			goto drop;
-		vhca_mcast_rx(vdev, &dgid, &pkt, skb, info->hdr_len);
+		vhca_rx_mcast(vdev, &dgid, &pkt, skb, info->hdr_len);
 		goto out;
 	}
 	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
