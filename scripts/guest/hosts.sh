@@ -27,7 +27,7 @@ esac
 WAIT=240
 # NVMe over RDMA (nvme-lib.sh): the ramdisk's and each fio job's MiB, the
 # time limits' factor.
-RD_MB=32 FIO_MB=8 K=1
+RD_MB=32 FIO_MB=4 K=1
 
 # wire: eth0 addressed and up, the other host answering.
 wire() {
