@@ -453,7 +453,12 @@ mckey_pair() {
 # through lo, where there is no rxe device.  routes_reset: the rules back
 # to the kernel's (reset_guest does it too; the routes go with the veth
 # pair).
+# The file WIRE_ROUTES says 1 while wire_routes' rules may be in place, so
+# that routes_reset (every reset_guest, twice a scenario) starts no process
+# where they never were.
+WIRE_ROUTES=/tmp/vhca-wire-routes
 routes_reset() {
+	read -r _rr 2>/dev/null <$WIRE_ROUTES && [ "$_rr" = 1 ] || return 0
 	ip -force -b - 2>/dev/null <<EOF
 rule add pref 0 lookup local
 rule del pref 10
@@ -462,6 +467,7 @@ rule del pref 20
 rule del pref 21
 rule del pref 1000
 EOF
+	echo 0 >$WIRE_ROUTES
 	return 0
 }
 
@@ -469,6 +475,7 @@ wire_routes() {
 	routes_reset
 	read -r _wr0 </sys/class/net/veth0/address &&
 		read -r _wr1 </sys/class/net/veth1/address || return 1
+	echo 1 >$WIRE_ROUTES
 	ip -b - <<EOF
 rule add pref 1000 lookup local
 rule del pref 0
@@ -538,6 +545,28 @@ providers_used() {
 # dmesg_since UPTIME: the kernel log from UPTIME (seconds since boot) on.
 dmesg_since() {
 	dmesg | awk -v t="$1" '{ s = $0; sub(/^\[ */, "", s); if (s + 0 >= t) print }'
+}
+
+# scenario_dmesg T0: the kernel log since T0 into /tmp/scenario-dmesg, and
+# whether it has a checker's report (_rs_chk) and a coherent buffer
+# outstanding at removal or a refused free (_rs_buf), each 0 or 1: two
+# processes, which the scenario runner pays for each scenario.
+scenario_dmesg() {
+	dmesg | awk -v t="$1" -v pat="$CHECKERS" '
+	BEGIN { printf "" >"/tmp/scenario-dmesg" }
+	{
+		s = $0
+		sub(/^\[ */, "", s)
+		if (s + 0 < t)
+			next
+		print >"/tmp/scenario-dmesg"
+		if ($0 ~ pat)
+			chk = 1
+		if ($0 ~ /outstanding at removal|refused free/)
+			buf = 1
+	}
+	END { print chk + 0, buf + 0 >"/tmp/scenario-flags" }'
+	read -r _rs_chk _rs_buf </tmp/scenario-flags
 }
 
 # no_dmesg PATTERN: the kernel log of this scenario (all of it outside a
@@ -632,14 +661,14 @@ run_scenarios() {
 		forks
 		_rs_t="time=$((${_rs_t%.*} - ${_rs_t0%.*}))s forks=$((FORKS - _rs_f0))"
 		_rs_why=
-		dmesg_since "$_rs_t0" >/tmp/scenario-dmesg
-		if grep -Eq "$CHECKERS" /tmp/scenario-dmesg; then
+		scenario_dmesg "$_rs_t0"
+		if [ "$_rs_chk" != 0 ]; then
 			grep -E -A20 "$CHECKERS" /tmp/scenario-dmesg | head -60 | sed 's/^/# /'
 			_rs_why="kernel checker report, "
 		fi
 		# Every removal, the teardown's rmmod included, gave back every
 		# coherent buffer and refused no free.
-		if grep -q "outstanding at removal\|refused free" /tmp/scenario-dmesg; then
+		if [ "$_rs_buf" != 0 ]; then
 			grep "outstanding at removal\|refused free" /tmp/scenario-dmesg | head -5 | sed 's/^/# /'
 			_rs_why="${_rs_why}coherent buffers outstanding or refused, "
 		fi
