@@ -1160,6 +1160,42 @@ static void engine_read_responses_bounded(struct kunit *test)
 }
 
 /*
+ * One pass of READ responses at a time: a pass that finds another one
+ * running (the receive path's first pass and the work item's, on two
+ * CPUs) builds and sends nothing, and the work item leaves the rest to the
+ * kick that follows the running pass; each response goes out once, in
+ * order.
+ */
+static void engine_read_one_pass_at_a_time(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u32 len = BIG_READ_PKTS * MTU, psn = RQ_PSN, n = 0;
+	u8 *big = kunit_kmalloc(test, len, GFP_KERNEL);
+	struct vhca_pkt pkt;
+	int passes;
+
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	memset(big, 0x5a, len);
+	deliver_read(test, t, RQ_PSN, big, len);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&engine_test_sent),
+			VHCA_RESP_READ_BUDGET);
+	t->resp->resp.rd_pass = true;
+	KUNIT_EXPECT_FALSE(test, vhca_resp_run(t->resp));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&engine_test_sent),
+			VHCA_RESP_READ_BUDGET);
+	t->resp->resp.rd_pass = false;
+	for (passes = 0; passes < 8 && vhca_resp_run(t->resp); passes++)
+		;
+	KUNIT_EXPECT_LT(test, passes, 8);
+	while (next_sent(test, &pkt, NULL)) {
+		KUNIT_EXPECT_EQ(test, pkt.psn, psn);
+		psn = vhca_psn_add(psn, 1);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, BIG_READ_PKTS);
+}
+
+/*
  * READs are answered one after another, in order: those that come while
  * responses are to go wait (and the NAK that would tell "too many READs"
  * cannot come from the held ones), each answered from a resource of its
@@ -2196,6 +2232,7 @@ static struct kunit_case vhca_engine_resp_cases[] = {
 	KUNIT_CASE(engine_duplicate_read),
 	KUNIT_CASE(engine_duplicate_read_refused),
 	KUNIT_CASE(engine_read_responses_bounded),
+	KUNIT_CASE(engine_read_one_pass_at_a_time),
 	KUNIT_CASE(engine_read_resources_enforced),
 	KUNIT_CASE(engine_write_mr_not_held),
 	KUNIT_CASE(engine_write_imm_rnr),

@@ -294,14 +294,15 @@ void vhca_rmsg_close(struct vhca_rmsg *msg);
  * vhca_resp_atomic_eth() and vhca_resp_atomic_write() take a new request
  * (0, or a NAK code); the _again variants answer a duplicate from the
  * resource that holds it, or drop it; vhca_resp_read_pass() sends one
- * bounded pass of READ responses; vhca_resp_rd_oldest() is the busy READ
+ * bounded pass of READ responses (false: another pass runs, whose caller
+ * kicks the work item after it); vhca_resp_rd_oldest() is the busy READ
  * resource answered first (NULL: none), vhca_resp_holding() whether
  * requests must wait behind READ responses.
  */
 int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt, u32 npsn);
 void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			  u32 npsn);
-void vhca_resp_read_pass(struct vhca_qp *qp);
+bool vhca_resp_read_pass(struct vhca_qp *qp);
 int vhca_resp_atomic_eth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			 struct sk_buff_head *list);
 int vhca_resp_atomic_write(struct vhca_qp *qp, const struct vhca_pkt *pkt,

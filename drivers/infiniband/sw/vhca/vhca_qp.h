@@ -129,6 +129,7 @@ struct vhca_qp_resp {
 	struct vhca_rmsg msg;		/* also UD's receive WQE */
 	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];
 	u32 rd_next;			/* the slot the next READ takes */
+	bool rd_pass;			/* a pass of READ responses runs */
 	/* Requests held, in order, while READ responses are to go. */
 	struct sk_buff_head backlog;
 };

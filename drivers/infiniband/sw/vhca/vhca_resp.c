@@ -567,7 +567,9 @@ bool vhca_resp_run(struct vhca_qp *qp)
 	unsigned long flags;
 	bool more;
 
-	vhca_resp_read_pass(qp);
+	/* Another pass runs: its caller kicks the work item after it. */
+	if (!vhca_resp_read_pass(qp))
+		return false;
 	for (;;) {
 		spin_lock_irqsave(&qp->rq_lock, flags);
 		more = vhca_resp_holding(qp);

@@ -226,9 +226,13 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
  * One pass of READ responses: at most VHCA_RESP_READ_BUDGET of the busy
  * READ resource whose reply comes first, built without the QP's locks and
  * sent in order.  A reply that a duplicate replaced meanwhile starts
- * again; a refused one NAKs and fails the QP.
+ * again; a refused one NAKs and fails the QP.  One pass at a time: the
+ * receive path's first pass (vhca_resp_handle()) and the work item's
+ * would otherwise both build the same responses from reply.sent, each
+ * sending every packet of the READ, and interleave them.  False when
+ * another pass runs: its caller kicks the work item once it is done.
  */
-void vhca_resp_read_pass(struct vhca_qp *qp)
+bool vhca_resp_read_pass(struct vhca_qp *qp)
 {
 	struct sk_buff_head list;
 	struct vhca_rd_reply reply;
@@ -240,11 +244,16 @@ void vhca_resp_read_pass(struct vhca_qp *qp)
 
 	__skb_queue_head_init(&list);
 	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->resp.rd_pass) {
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		return false;
+	}
 	res = vhca_resp_rd_oldest(qp);
 	if (!res) {
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
-		return;
+		return true;
 	}
+	qp->resp.rd_pass = true;
 	reply = res->reply;
 	rkey = res->rkey;
 	msn = res->msn;
@@ -270,8 +279,13 @@ void vhca_resp_read_pass(struct vhca_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	vhca_tx_list(qp, &list);
+	/* Sent before the next pass builds: responses leave in order. */
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	qp->resp.rd_pass = false;
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (fatal)
 		vhca_qp_fatal(qp, IB_WC_SUCCESS);
+	return true;
 }
 
 /* The atomic whose request took psn, its result kept, or NULL. */
