@@ -142,7 +142,7 @@ nvme_hosts() {
 		must "nvmet-rdma target: /dev/ram0 on $ME:4420" nvmet_up || return
 		check "the host in b says it is done" \
 			test "$(timeout $WAIT busybox nc -l -p 4421)" = "done"
-		check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
+		nvmet_target_gone vhca0
 		return
 	fi
 	NVME_T=$PEER NVME_H=$ME

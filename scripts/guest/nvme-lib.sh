@@ -85,6 +85,21 @@ nvmet_down() {
 	unload nvme_rdma nvmet_rdma nvmet nvme_fabrics brd
 }
 
+# nvmet_target_gone DEV: the target's RDMA device DEV deleted (rdma link
+# delete) before nvmet_down.  Its listener then goes with the device,
+# outside nvmet's configuration lock; removed by nvmet_down instead, the
+# listener is destroyed under nvmet_config_sem, which takes its cm_id's
+# handler_mutex: lockdep reports that as a cycle with an I/O queue's
+# connect, which nvmet-rdma (6.12) may execute from its CM handler under
+# the queue's handler_mutex, taking nvmet_config_sem (a capsule that came
+# before the connection's ESTABLISHED event:
+# nvmet_rdma_queue_established()).
+nvmet_target_gone() {
+	check "rdma link delete $1 (nvmet's listener goes with the device)" \
+		rdma link delete $1
+	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
+}
+
 # nvme_ns: NS, the block device of subsystem NQN's namespace
 # (/dev/nvmeXnY), and CTRL, its controller (nvmeX).
 nvme_ns() {

@@ -93,6 +93,14 @@ EOF
 	port_module_gone
 }
 
+# nvme_ports_gone: the target's port deleted first (nvmet_target_gone),
+# then the host's, then their module.
+nvme_ports_gone() {
+	nvmet_target_gone $PT
+	check "rdma link delete $PH" rdma link delete $PH
+	port_module_gone
+}
+
 # port_module_gone: the ports' module removed, the rules reset.
 port_module_gone() {
 	if [ "$ULP_DEV" = vhca ]; then
@@ -125,8 +133,7 @@ nvme_local() {
 	nvme_jobs $FIO_MB
 	[ "$ULP_DEV" = vhca ] && check "vhca1 delivered them locally" local_used
 	check "nvme disconnect" nvme_down
-	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
-	ports_gone
+	nvme_ports_gone
 }
 scenario nvme nvme_local 200
 
@@ -139,8 +146,7 @@ nvme_wire() {
 	check "the traffic crossed the veth pair" wire_used
 	[ "$ULP_DEV" = vhca ] && rdma statistic show link vhca0/1
 	check "nvme disconnect" nvme_down
-	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
-	ports_gone
+	nvme_ports_gone
 }
 scenario nvme-wire nvme_wire 300
 
@@ -197,16 +203,13 @@ nvme_delete() {
 	check "fio after the reconnect: 4 KiB random writes, 1 MiB, crc32c verified" \
 		fio_verify after 1 --rw=randwrite --bs=4k --iodepth=16
 	check "nvme disconnect" nvme_down
-	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
-	ports_gone
+	nvme_ports_gone
 }
-# Stock kernel only: on the debug kernel lockdep reports a circular
-# dependency inside nvmet (2026-12-01): the host's reconnect has its I/O
-# queues' connects run in nvmet-rdma's CM handler (rdma_cm's handler_mutex
-# held, then nvmet_config_sem), and removing the port later takes
-# nvmet_config_sem, then handler_mutex in rdma_destroy_id().  Neither lock
-# is vhca's; the report would end lockdep for the rest of the boot.
-scenario nvme-delete nvme_delete 200 stock
+# On both kernels: the teardown deletes the target's port before nvmet's
+# configuration (nvmet_target_gone), so nvmet-rdma never destroys a
+# listener under nvmet_config_sem (lockdep's cycle with an I/O queue's
+# connect, in nvme-lib.sh).
+scenario nvme-delete nvme_delete 200
 
 # ---- NFS over RDMA
 
@@ -357,8 +360,7 @@ bench_kind() {
 	bench_job $1 seq_read 7 --rw=read --bs=128k --iodepth=16
 	bench_job $1 rand_write 49 --rw=randwrite --bs=4k --iodepth=16
 	check "nvme disconnect" nvme_down
-	check "nvmet configuration removed, NVMe and brd modules unloaded" nvmet_down
-	ports_gone
+	nvme_ports_gone
 }
 
 # bench_nvme [SECONDS]: vhca, then rdma_rxe (which binds UDP 4791 in the
