@@ -49,8 +49,8 @@ declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
 	[host/pkg]=200 [host/provider-abis]=90
-	[debug-kernel]=1500 [host/build-debug]=200 [host/sparse-debug]=200
-	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1500 [debug-b]=1400
+	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
+	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
 )
 # The guest scripts.
 BUDGET+=(
@@ -145,7 +145,7 @@ table() {
 	# 30 minutes for the checks of the test-layer issue, plus the shares
 	# of the issues since (Documentation/testing.md): hostile input's 4,
 	# the kernel consumers' 5, the remaining verbs' 3, packaging's 2.
-	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 2800
+	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 2640
 }
 
 summary() {
