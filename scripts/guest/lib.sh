@@ -54,6 +54,14 @@ check() {
 	if "$@"; then pass "$_d"; else ktap_line "not ok" "$KTAP_WHO$_d" "rc=$?"; NFAIL=$((NFAIL + 1)); fi
 }
 
+# must DESCRIPTION COMMAND...: check, false when it failed: the steps
+# after it, which could only fail too, are not taken.
+must() {
+	_mf=$NFAIL
+	check "$@"
+	[ $NFAIL = $_mf ]
+}
+
 # refuse DESCRIPTION COMMAND...: the command must fail.
 refuse() {
 	_d=$1

@@ -13,14 +13,6 @@ HOSTNQN=nqn.2026-12.io.vhca:ulp-host
 NVME_T=${NVME_T:-10.0.0.1}
 NVME_H=${NVME_H:-10.0.0.2}
 
-# must DESCRIPTION COMMAND...: check, false when it failed: the steps
-# after it, which could only fail too, are not taken.
-must() {
-	_mf=$NFAIL
-	check "$@"
-	[ $NFAIL = $_mf ]
-}
-
 # unload MODULE...: those loaded removed, in this order, by one rmmod
 # (again for 10 s while one is still in use).
 unload() {

@@ -30,14 +30,6 @@ DEB=$VHCA_TOP/build/deb
 KVER=$VHCA_KVER
 MODS=/usr/lib/modules
 
-# must DESCRIPTION COMMAND...: check, and its verdict as the status (the
-# steps after a failed one would only fail after it).
-must() {
-	_m0=$NFAIL
-	check "$@"
-	[ $NFAIL = $_m0 ]
-}
-
 # mods_writable: a writable modules tree for the scenario (a real host's
 # is; here it is a read-only share), holding the modules the scenario
 # loads: those vhca depends on, ib_uverbs and veth, with their own
