@@ -13,7 +13,7 @@
 #                   T='GLOBS' runs what they name (make check T='rc/*')
 #   make check-quick  host stages, KUnit, the stock kernel's smoke set
 #   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
-#   make fuzz SECS=N [SEED=N]  the fuzzers on the debug kernel, N s each
+#   make fuzz SECS=N [SEED=N] [BOOTS=N] [T=GLOBS]  the fuzzers on the debug kernel, N s each
 #   make install    the module for the running kernel (its headers in
 #                   /lib/modules/$(uname -r)/build; else the stock kernel's),
 #                   depmod, the provider, man pages, vhca-links (DESTDIR,
@@ -115,17 +115,13 @@ check:
 check-quick:
 	scripts/check.sh --quick
 
-# The fuzzers (scripts/guest/fuzz.sh, and inject.sh when it exists) on the
-# debug kernel, each scenario fuzzing SECS seconds (default 60), with the
-# seed SEED (default: random; each scenario prints the seed it used).  The
-# VM's limit: 600 s, and six scenarios' SECS with a minute each for setup,
-# tripled on the debug kernel.
+# The fuzzers' scenarios (scripts/guest/fuzz.sh and inject.sh) on the
+# debug kernel, each fuzzing SECS seconds (default 60) with the seed SEED
+# (default: random; each scenario prints the seed it used), dealt out over
+# BOOTS debug guests at once (default 2), T= selecting scenarios as in
+# make check (scripts/fuzz.sh).
 fuzz: module-debug provider tests
-	@set -e; secs=$(or $(SECS),60); g=fuzz; \
-	[ ! -e scripts/guest/inject.sh ] || g="$$g inject"; \
-	FUZZ_SECS=$$secs $(if $(SEED),FUZZ_SEED=$(SEED)) scripts/vm-run.sh -v \
-		-k debug -t $$((600 + 18 * (secs + 60))) -o $(BUILD)/vm/fuzz \
-		scripts/guest/suite.sh $$g
+	scripts/fuzz.sh $(or $(SECS),60) $(or $(BOOTS),2) '$(SEED)' '$(T)'
 
 # Not part of make check: figures, never a verdict on speed.
 bench:
