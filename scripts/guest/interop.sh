@@ -252,7 +252,7 @@ verbs() {
 # REM_OP_ERR), and rxe completes a SEND from a bad lkey as WR_FLUSH_ERR
 # (seen with 6.12).  Then atomics: vhca_atomic, each value of the
 # server's counter returned once to the client's two QPs, and
-# ib_atomic_bw.
+# ib_atomic_bw; then UC (vhca_uc, ibv_uc_pingpong).
 rdma_tests() {
 	hosts
 	direction $1
@@ -269,6 +269,16 @@ rdma_tests() {
 		check "$D: ib_atomic_bw" pair $D-atomic-bw \
 			"$SP ib_atomic_bw -F -d $SD -x $SG -n 100" \
 			"$CP ib_atomic_bw -F -d $CD -x $CG -n 100 $A"
+	# UC, the client's QP sending: vhca_uc's data tests (rxe's own
+	# post_send refusals left out when it sends), and ibv_uc_pingpong
+	# checking its bytes on the stock kernel.
+	_ucd=
+	[ $CD = rxe0 ] && _ucd=--data-only
+	uc_run $D-uc $_ucd $CD "$CG" $SD "$SG"
+	[ "$VHCA_KERNEL" = debug ] ||
+		check "$D: ibv_uc_pingpong -s 4096 -m 1024 -n 20 -c" pair $D-uc-pp \
+			"$SP ibv_uc_pingpong -d $SD -g $SG -s 4096 -m 1024 -n 20 -c" \
+			"$CP ibv_uc_pingpong -d $CD -g $CG -s 4096 -m 1024 -n 20 -c $A"
 	show_counters
 }
 

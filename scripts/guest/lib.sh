@@ -325,6 +325,17 @@ atomic_run() {
 	check "$_an: vhca_atomic exits 0 (exit status $_ar)" test $_ar = 0
 }
 
+# uc_run NAME [--data-only] DEV_A GID_A DEV_B GID_B [LOSSY_N]: vhca_uc
+# between a UC QP of DEV_A and one of DEV_B (scripts/tests/vhca_uc.c).
+uc_run() {
+	_un=$1
+	shift
+	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_uc "$@" >$T/$_un 2>&1
+	_ur=$?
+	relay "$_un" $T/$_un
+	check "$_un: vhca_uc exits 0 (exit status $_ur)" test $_ur = 0
+}
+
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
 # seconds (120 unless set; tmo); their output goes to $T/NAME.srv and
 # $T/NAME.cli, whose ends are shown (more of them on failure) with the time

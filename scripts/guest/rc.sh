@@ -251,17 +251,6 @@ rmmod_busy() {
 }
 scenario rmmod-busy rmmod_busy
 
-# uc_run NAME DEV_A GID_A DEV_B GID_B [LOSSY_N]: vhca_uc between a UC QP
-# of DEV_A and one of DEV_B (scripts/tests/vhca_uc.c).
-uc_run() {
-	_un=$1
-	shift
-	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_uc "$@" >$T/$_un 2>&1
-	_ur=$?
-	relay "$_un" $T/$_un
-	check "$_un: vhca_uc exits 0 (exit status $_ur)" test $_ur = 0
-}
-
 # UC in one namespace: ibv_uc_pingpong checking the bytes (-c) with
 # messages of 4 and of 98 packets (path MTU 1024); vhca_uc: a WRITE with
 # immediate and a SEND of several packets landing byte by byte, a SEND

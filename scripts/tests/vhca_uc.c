@@ -2,16 +2,18 @@
 /*
  * vhca_uc: UC QPs, byte by byte.
  *
- *   vhca_uc DEV_A GID_A DEV_B GID_B [LOSSY_N]
+ *   vhca_uc [--data-only] DEV_A GID_A DEV_B GID_B [LOSSY_N]
  *
  * A UC QP of DEV_A sends to one of DEV_B (the GIDs are indices of RoCE v2
- * GIDs of port 1).  Without LOSSY_N: READ and atomics are refused on UC;
- * an RDMA WRITE with immediate spanning several packets lands exactly
- * where it was aimed (the bytes around it untouched) and completes the
- * receive WQE with its immediate and length; a SEND spanning several
- * packets lands in the receive buffer; a SEND that finds no receive WQE
- * is dropped without an error on either side, and the next one lands;
- * modify_qp refuses RC's timeout and retry count on UC.
+ * GIDs of port 1).  Without LOSSY_N: modify_qp refuses RC's timeout and
+ * retry count on UC, and post_send READ and atomics; an RDMA WRITE with
+ * immediate spanning several packets lands exactly where it was aimed
+ * (the bytes around it untouched) and completes the receive WQE with its
+ * immediate and length; a SEND spanning several packets lands in the
+ * receive buffer; a SEND that finds no receive WQE is dropped without an
+ * error on either side, and the next one lands.  --data-only leaves the
+ * refusals out: when DEV_A is another provider's (rdma_rxe's), what its
+ * post_send refuses is its own choice.
  * With LOSSY_N (netem losing packets on the wire): LOSSY_N SENDs of
  * several packets, each numbered and filled with a pattern of its number;
  * every receive completion must be successful, of the full length, hold
@@ -360,13 +362,17 @@ static void lossy(struct port *a, struct port *b, uint32_t n)
 int main(int argc, char **argv)
 {
 	struct port a = { 0 }, b = { 0 };
-	uint32_t n = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
+	bool data_only = argc > 1 && !strcmp(argv[1], "--data-only");
+	uint32_t n;
 
+	argv += data_only;
+	argc -= data_only;
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B [LOSSY_N]\n",
-			argv[0]);
+		fprintf(stderr,
+			"usage: vhca_uc [--data-only] DEV_A GID_A DEV_B GID_B [LOSSY_N]\n");
 		return 255;
 	}
+	n = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ktap_header();
 	if (port_open(&a, argv[1], argv[2]) || port_open(&b, argv[3], argv[4]) ||
@@ -378,7 +384,8 @@ int main(int argc, char **argv)
 		lossy(&a, &b, n);
 		return exit_status();
 	}
-	refused(&a, &b);
+	if (!data_only)
+		refused(&a, &b);
 	write_imm(&a, &b);
 	send_multi(&a, &b);
 	send_no_wqe(&a, &b);
