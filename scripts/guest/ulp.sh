@@ -315,10 +315,7 @@ nfs_two_ns() {
 		'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
 	port_module_gone
 }
-# Stock kernel only: the debug kernel's checkers see NFS over RDMA's paths
-# in nfs, and vhca's wire between namespaces in rc's and local's
-# scenarios.
-scenario nfs-two-ns nfs_two_ns 200 stock
+scenario nfs-two-ns nfs_two_ns 200
 
 # ---- make bench's NVMe part: ulp.sh bench [SECONDS]
 
