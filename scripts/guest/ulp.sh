@@ -487,8 +487,11 @@ srp() {
 	_base=$OBJ
 	must "srpt target: a $RD_MB MiB ramdisk on ${PT}'s port, RDMA CM port $SRP_PORT" srpt_up &&
 		must "ib_srp on $PH logs in to 10.0.0.1:$SRP_PORT" srp_login || return
-	objs
-	echo "# $RPORT: $NS; objects:$OBJ"
+	echo "# $RPORT: $NS"
+	if [ "$ULP_DEV" = vhca ]; then
+		objs
+		echo "# objects logged in:$OBJ"
+	fi
 	check "$NS holds $RD_MB MiB" srp_size_is $RD_MB
 	nvme_jobs $FIO_MB
 	[ "$ULP_DEV" = vhca ] && check "vhca1 delivered them locally" local_used
