@@ -508,8 +508,10 @@ srp() {
 	ports_gone
 }
 # Stock kernel only: the debug kernel (kunit/debug-kernel.config) has no
-# SCSI, LIO or SRP.  Its checkers see the verbs SRP uses (FRWR, RDMA READ
-# and WRITE through rdma_rw, the RDMA CM) in nvme and nfs.
+# SCSI, LIO or SRP.  Its checkers see the verbs SRP uses (FRWR
+# registration and local invalidation, RDMA READ and WRITE, the RDMA CM)
+# in nvme and nfs, and srpt's zero-length WRITE with rkey 0 in KUnit's
+# engine_write_zero_length.
 scenario srp srp 120 stock
 
 # ---- make bench's NVMe part: ulp.sh bench [SECONDS]
