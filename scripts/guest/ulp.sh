@@ -492,7 +492,7 @@ srp() {
 		objs
 		echo "# objects logged in:$OBJ"
 	fi
-	check "$NS holds $RD_MB MiB" srp_size_is $RD_MB
+	check "the SRP disk, $NS, holds $RD_MB MiB" srp_size_is $RD_MB
 	nvme_jobs $FIO_MB
 	[ "$ULP_DEV" = vhca ] && check "vhca1 delivered them locally" local_used
 	check "SRP logout: the remote port and its disk deleted" srp_logout
