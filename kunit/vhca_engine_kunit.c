@@ -1266,6 +1266,47 @@ static void engine_write_mr_not_held(struct kunit *test)
 }
 
 /*
+ * A zero-length RDMA WRITE, as srpt posts one once a channel is up and
+ * ib_drain_sq() posts one to drain: no SGE, rkey 0, address 0.  It goes
+ * as a WRITE_ONLY of no payload, whose R_Key the responder does not
+ * check (C9-88), is acknowledged and completes, and touches no byte.
+ */
+static void engine_write_zero_length(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt pkt;
+	struct sk_buff *skb;
+
+	memset(t->remote, 0x5a, BUF_LEN);
+	/* The slot as sq_slot() zeroes it: no SGE, rkey 0, address 0. */
+	sq_slot(t, 5, VHCA_WR_RDMA_WRITE);
+	sq_publish(t);
+	vhca_req_run(t->req);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &skb));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_RDMA_WRITE_ONLY);
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)SQ_PSN);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 0U);
+	KUNIT_EXPECT_EQ(test, pkt.reth_len, 0U);
+	KUNIT_EXPECT_EQ(test, pkt.reth_rkey, 0U);
+	KUNIT_EXPECT_EQ(test, pkt.reth_va, 0ULL);
+	receive(t, skb);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &skb));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)RQ_PSN);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome & VHCA_AETH_TYPE_MASK,
+			VHCA_AETH_ACK);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_msn, 1U);
+	receive(t, skb);
+	expect_cqe(test, t->send_cq, 5, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	expect_nothing_sent(test);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, t->remote[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, t->remote[BUF_LEN - 1], 0x5a);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_RTS);
+}
+
+/*
  * A WRITE with immediate whose last packet finds no receive WQE gets an
  * RNR NAK and is taken whole when that packet comes again: the message
  * stays open, and its last payload lands once.
@@ -2235,6 +2276,7 @@ static struct kunit_case vhca_engine_resp_cases[] = {
 	KUNIT_CASE(engine_read_one_pass_at_a_time),
 	KUNIT_CASE(engine_read_resources_enforced),
 	KUNIT_CASE(engine_write_mr_not_held),
+	KUNIT_CASE(engine_write_zero_length),
 	KUNIT_CASE(engine_write_imm_rnr),
 	KUNIT_CASE(engine_recv_wqe_malformed),
 	KUNIT_CASE(engine_gap_nak_once),

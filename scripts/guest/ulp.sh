@@ -9,7 +9,9 @@
 # rdma link delete of the target's port under fio.  NFS over RDMA: knfsd
 # (svcrdma, port 20049) exporting a tmpfs, the xprtrdma client, files
 # written and read back and compared; in one namespace, and with nfsd in a
-# second namespace over the veth wire.
+# second namespace over the veth wire.  SRP: LIO's ib_srpt target on a
+# ramdisk set up through configfs, the ib_srp initiator logged in over the
+# RDMA CM, the same fio jobs on its SCSI disk (stock kernel only).
 #
 # usage: ulp.sh [rxe] [SCENARIO ARGS]: "rxe" runs the same scenarios on
 # two rdma_rxe ports instead (ULP_DEV=rxe; the force_wire scenario then
@@ -316,6 +318,201 @@ nfs_two_ns() {
 	port_module_gone
 }
 scenario nfs-two-ns nfs_two_ns 200
+
+# ---- SRP: the ib_srpt target (LIO) and the ib_srp initiator
+
+LIO=/sys/kernel/config/target
+SRP_PORT=5555
+
+# gid0_hex DEV: GH, port 1's GID 0 of DEV as 32 hex digits: srpt names
+# the target port by it ("0x" and the digits), and ib_srp's initiator
+# port ID is an extension of 0 and its lower half (the interface ID).
+gid0_hex() {
+	read -r _gh 2>/dev/null </sys/class/infiniband/$1/ports/1/gids/0 || return 1
+	_gh_ifs=$IFS
+	IFS=:
+	# shellcheck disable=SC2086 # split at the colons
+	set -- $_gh
+	IFS=$_gh_ifs
+	GH=$1$2$3$4$5$6$7$8
+	[ ${#GH} = 32 ]
+}
+
+# srpt_up: LIO's SRP target on PT through configfs: a ramdisk (rd_mcp) of
+# RD_MB MiB as LUN 0 of the port named by PT's GID 0, which only the
+# initiator port ID of PH may log in to (an ACL mapping LUN 0), the RDMA
+# CM listening on port SRP_PORT.  SID: srpt's service GUID, the target
+# port ID's two halves.
+srpt_up() {
+	modprobe -a target_core_mod ib_srpt || return 1
+	[ -d $LIO ] || mount -t configfs none /sys/kernel/config || return 1
+	gid0_hex $PH || return 1
+	_acl=0x0000000000000000${GH#????????????????}
+	gid0_hex $PT || return 1
+	_rd=$LIO/core/rd_mcp_0/srp
+	_tpg=$LIO/srpt/0x$GH/tpgt_1
+	mkdir -p $_rd &&
+		echo rd_pages=$((RD_MB * 256)) >$_rd/control &&
+		echo 1 >$_rd/enable &&
+		mkdir -p $_tpg/lun/lun_0 $_tpg/acls/$_acl/lun_0 &&
+		ln -s $_rd $_tpg/lun/lun_0/srp &&
+		ln -s $_tpg/lun/lun_0 $_tpg/acls/$_acl/lun_0/lun_0 &&
+		echo 1 >$_tpg/enable &&
+		echo $SRP_PORT >$LIO/srpt/discovery_auth/rdma_cm_port &&
+		read -r SID </sys/module/ib_srpt/parameters/srpt_service_guid &&
+		echo "# target port 0x$GH, ACL $_acl, service GUID $SID"
+}
+
+# srpt_down: the configuration undone (what of it exists), in the reverse
+# order.
+srpt_down() {
+	for _sd_t in $LIO/srpt/0x*/tpgt_1; do
+		[ -d "$_sd_t" ] || continue
+		echo 0 >$_sd_t/enable || return 1
+		for _sd in $_sd_t/acls/*/lun_0/lun_0 $_sd_t/lun/lun_0/srp; do
+			[ -L "$_sd" ] && { rm "$_sd" || return 1; }
+		done
+		for _sd in $_sd_t/acls/*/lun_0 $_sd_t/acls/* $_sd_t/lun/lun_0 \
+			$_sd_t ${_sd_t%/*}; do
+			[ -d "$_sd" ] && { rmdir "$_sd" || return 1; }
+		done
+	done
+	for _sd in $LIO/srpt $LIO/core/rd_mcp_0/srp $LIO/core/rd_mcp_0; do
+		[ -d "$_sd" ] && { rmdir "$_sd" || return 1; }
+	done
+	return 0
+}
+
+# srp_disk: NS, the SCSI disk (/dev/sdX) of the SRP remote port RPORT
+# (/sys/class/srp_remote_ports/port-N:1, N its SCSI host).
+srp_disk() {
+	for RPORT in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$RPORT" ] || return 1
+		_sk=${RPORT##*/port-}
+		_sk=${_sk%%:*}
+		for _sk in /sys/class/scsi_host/host$_sk/device/target*/*/block/sd*; do
+			[ -e "$_sk" ] || continue
+			NS=/dev/${_sk##*/}
+			[ -b "$NS" ] && return 0
+		done
+	done
+	return 1
+}
+
+# srp_login: ib_srp on PH logs in to the target over the RDMA CM, from
+# 10.0.0.2 to 10.0.0.1 (add_target returns once the login succeeded or
+# failed; a hung one is interrupted); NS and RPORT once the disk is there.
+srp_login() {
+	modprobe -a ib_srp sd_mod || return 1
+	timeout $((60 * K)) sh -c "echo id_ext=${SID#0x},ioc_guid=${SID#0x},dest=10.0.0.1:$SRP_PORT,src=10.0.0.2 \
+		>/sys/class/infiniband_srp/srp-$PH-1/add_target" &&
+		wait_for 30 srp_disk
+}
+
+# srp_size_is MIB: NS holds MIB MiB (its size in sectors).
+srp_size_is() {
+	read -r _ss <"/sys/block/${NS#/dev/}/size" && [ "$_ss" = $(($1 * 2048)) ]
+}
+
+# srp_gone: neither the remote port nor its disk is there.
+srp_gone() {
+	[ ! -e "$RPORT" ] && [ ! -e "$NS" ]
+}
+
+# srp_logout: the remote port deleted, its SCSI host, disk and channels
+# with it.
+srp_logout() {
+	echo 1 >"$RPORT/delete" && wait_for 30 srp_gone
+}
+
+# mods_new: MODS, the modules loaded now that were not in BASE_MODS,
+# newest first as /proc/modules lists them (each before those it uses).
+mods_new() {
+	MODS=
+	while read -r _mn _; do
+		case " $BASE_MODS " in
+		*" $_mn "*) ;;
+		*) MODS="$MODS $_mn" ;;
+		esac
+	done </proc/modules
+}
+
+# mods_unload: every module loaded since BASE_MODS removed (LIO loads its
+# backends, pscsi the SCSI core) and none left.
+mods_unload() {
+	mods_new
+	echo "# unloading$MODS"
+	[ -n "$MODS" ] && unload $MODS && mods_new && [ -z "$MODS" ]
+}
+
+# objs: OBJ, every vhca device's objects but its CQs (debugfs): the CQs
+# that srpt's channels take from the core's pool (ib_cq_pool_get) stay
+# until the device goes, with their rings (whose return the scenario
+# runner checks at rmmod).
+objs() {
+	OBJ=
+	for _ob_d in /sys/kernel/debug/vhca/vhca.*; do
+		[ -d "$_ob_d" ] || continue
+		OBJ="$OBJ ${_ob_d##*/}:"
+		while read -r _ob_k _ob_v; do
+			[ "$_ob_k" = cq ] || OBJ="$OBJ $_ob_k=$_ob_v"
+		done <"$_ob_d/objects"
+	done
+}
+
+objs_are() {
+	objs
+	[ "$OBJ" = "$1" ]
+}
+
+# core_cqs_only: every CQ left is the core's (the MAD layer's, the pool's).
+core_cqs_only() {
+	rdma resource show cq >$T/cqs || return 1
+	sed 's/^/# /' $T/cqs
+	! grep -v 'comm \[ib_core\]' $T/cqs | grep -q .
+}
+
+# srp: the target on PT, the initiator on PH; LUN 0 appears as a SCSI
+# disk of the ramdisk's size, the verified fio jobs of the NVMe scenarios
+# run on it (nvme_jobs); logout, the target's configuration and every
+# module SRP loaded removed; vhca's objects (debugfs) back to what they
+# were before.
+srp() {
+	ports
+	# configfs stays, mounted (as the NVMe scenarios leave it).
+	BASE_MODS=configfs
+	mods_new
+	BASE_MODS="$BASE_MODS$MODS"
+	objs
+	_base=$OBJ
+	must "srpt target: a $RD_MB MiB ramdisk on ${PT}'s port, RDMA CM port $SRP_PORT" srpt_up &&
+		must "ib_srp on $PH logs in to 10.0.0.1:$SRP_PORT" srp_login || return
+	echo "# $RPORT: $NS"
+	if [ "$ULP_DEV" = vhca ]; then
+		objs
+		echo "# objects logged in:$OBJ"
+	fi
+	check "the SRP disk, $NS, holds $RD_MB MiB" srp_size_is $RD_MB
+	nvme_jobs $FIO_MB
+	[ "$ULP_DEV" = vhca ] && check "vhca1 delivered them locally" local_used
+	check "SRP logout: the remote port and its disk deleted" srp_logout
+	check "srpt configuration removed" srpt_down
+	check "the modules SRP loaded unloaded" mods_unload
+	if [ "$ULP_DEV" = vhca ]; then
+		wait_for 15 objs_are "$_base"
+		echo "# objects before:$_base; after:$OBJ"
+		check "vhca's PDs, MRs, AHs, SRQs and QPs back to those before SRP" \
+			test "$OBJ" = "$_base"
+		check "every CQ left is the core's" core_cqs_only
+	fi
+	ports_gone
+}
+# Stock kernel only: the debug kernel (kunit/debug-kernel.config) has no
+# SCSI, LIO or SRP.  Its checkers see the verbs SRP uses (FRWR
+# registration and local invalidation, RDMA READ and WRITE, the RDMA CM)
+# in nvme and nfs, and srpt's zero-length WRITE with rkey 0 in KUnit's
+# engine_write_zero_length.
+scenario srp srp 120 stock
 
 # ---- make bench's NVMe part: ulp.sh bench [SECONDS]
 
