@@ -158,6 +158,17 @@ static void free_qp(struct engine_test *t, struct vhca_qp *qp)
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
 
+/* The engine's workqueue, which vhca_engine_kick() queues on. */
+static int engine_suite_init(struct kunit_suite *suite)
+{
+	return vhca_engine_init();
+}
+
+static void engine_suite_exit(struct kunit_suite *suite)
+{
+	vhca_engine_exit();
+}
+
 static int engine_test_init_with(struct kunit *test, u8 retry_cnt,
 				 u8 rnr_retry, u32 sq_psn, u32 rq_psn)
 {
@@ -1877,6 +1888,8 @@ static struct kunit_case vhca_engine_frwr_cases[] = {
 
 static struct kunit_suite vhca_engine_frwr_suite = {
 	.name = "vhca_engine_frwr",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_frwr_cases,
@@ -2237,6 +2250,8 @@ static struct kunit_case vhca_engine_req_cases[] = {
 
 static struct kunit_suite vhca_engine_req_suite = {
 	.name = "vhca_engine_req",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_req_cases,
@@ -2250,6 +2265,8 @@ static struct kunit_case vhca_engine_retry_cases[] = {
 
 static struct kunit_suite vhca_engine_retry_suite = {
 	.name = "vhca_engine_retry",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init_retry1,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_retry_cases,
@@ -2262,6 +2279,8 @@ static struct kunit_case vhca_engine_wrap_cases[] = {
 
 static struct kunit_suite vhca_engine_wrap_suite = {
 	.name = "vhca_engine_wrap",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init_wrap,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_wrap_cases,
@@ -2287,6 +2306,8 @@ static struct kunit_case vhca_engine_resp_cases[] = {
 
 static struct kunit_suite vhca_engine_resp_suite = {
 	.name = "vhca_engine_resp",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_resp_cases,
@@ -2308,6 +2329,8 @@ static struct kunit_case vhca_engine_atomic_cases[] = {
 
 static struct kunit_suite vhca_engine_atomic_suite = {
 	.name = "vhca_engine_atomic",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_atomic_cases,
@@ -2584,6 +2607,8 @@ static struct kunit_case vhca_engine_uc_cases[] = {
 
 static struct kunit_suite vhca_engine_uc_suite = {
 	.name = "vhca_engine_uc",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init_uc,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_uc_cases,

@@ -412,6 +412,9 @@ static int __init vhca_init(void)
 	vhca_wq = alloc_workqueue("vhca", WQ_UNBOUND, 0);
 	if (!vhca_wq)
 		return -ENOMEM;
+	err = vhca_engine_init();
+	if (err)
+		goto err_wq;
 	vhca_debugfs_init();
 
 	err = vhca_net_init();
@@ -427,6 +430,8 @@ err_net:
 	vhca_net_exit();
 err_debugfs:
 	vhca_debugfs_exit();
+	vhca_engine_exit();
+err_wq:
 	destroy_workqueue(vhca_wq);
 	return err;
 }
@@ -459,6 +464,7 @@ static void __exit vhca_exit(void)
 	}
 	vhca_net_exit();
 	vhca_debugfs_exit();
+	vhca_engine_exit();
 	destroy_workqueue(vhca_wq);
 }
 
