@@ -245,6 +245,16 @@ nfs_daemon() {
 	fi
 }
 
+# cld_ready PID: nfsdcld (PID) watches for its upcall pipe (its inotify
+# descriptor is open; the pipe appears when nfsd starts).  nfsd waits only
+# a second for nfsdcld to open the pipe; one started before nfsdcld is
+# ready tracks clients through the usermode helper instead and keeps its
+# 90-second grace period, which a mount's first write then waits out (seen
+# once beside a kernel build).
+cld_ready() {
+	ls -l /proc/$1/fd 2>/dev/null | grep -q 'anon_inode:inotify'
+}
+
 nfsd_up() {
 	NFS_NS=${1:-}
 	modprobe -a nfsd rpcrdma nfsv4 || return 1
@@ -252,6 +262,7 @@ nfsd_up() {
 		mount -t tmpfs -o size=$((NFS_MB * 4))m ulp $EXP || return 1
 	nfs_daemon 'nfsdcld -F' >$T/nfsdcld.log 2>&1 &
 	DAEMONS=$!
+	wait_for 20 cld_ready $DAEMONS || return 1
 	nfs_in "exportfs -o rw,fsid=0,no_root_squash,insecure,no_subtree_check \
 		10.0.0.0/24:$EXP" || return 1
 	nfs_daemon 'rpc.mountd -F -N 2 -N 3 --no-udp' >$T/mountd.log 2>&1 &
