@@ -582,6 +582,9 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 		return NULL;
 	}
 	attr->cap = ex.cap;
+	/* The kernel creates an XRC_RECV QP without rings or driver data. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return &qp->vqp.qp;
 	if (!vhca_qp_created(qp, &attr->cap, &resp.drv, attr->sq_sig_all))
 		return NULL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)

@@ -124,13 +124,14 @@ static int vhca_qp_check_create(struct vhca_dev *vdev,
 			return -EINVAL;
 		break;
 	case IB_QPT_XRC_TGT:
+		/*
+		 * The core creates it without udata (it outlives the process
+		 * in its XRC domain): no rings, nothing to map.
+		 */
 		if (!init->xrcd)
 			return -EINVAL;
-		/* Nothing to send: the core passes the caller's caps on. */
-		init->cap.max_send_wr = 0;
-		init->cap.max_send_sge = 0;
-		init->cap.max_inline_data = 0;
-		fallthrough;
+		init->cap = (struct ib_qp_cap){};
+		break;
 	case IB_QPT_XRC_INI:
 		/* User QPs only: a kernel WR has no XRC SRQ number. */
 		if (!udata) {
