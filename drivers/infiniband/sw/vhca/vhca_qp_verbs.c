@@ -2,12 +2,12 @@
 /*
  * Queue pair verbs of vhca: RC, UC, UD, GSI (QP1) and XRC: an XRC_INI QP
  * is an RC requester without receive queue, an XRC_TGT QP an RC responder
- * without send queue whose receives land in the XRC SRQs of its domain.  Work requests live in
- * the QP's rings: the provider writes user QPs' rings directly, kernel QPs
- * are posted here.  The heads of both kinds are in the QP's doorbell
- * record, so the device reads them one way.  The engine's part of a QP's
- * life (its work item, timers and WQE copies) is set up and torn down
- * here too.
+ * without send queue whose receives land in the XRC SRQs of its domain.
+ * Work requests live in the QP's rings: the provider writes user QPs' rings
+ * directly, kernel QPs are posted here.  The heads of both kinds are in the
+ * QP's doorbell record, so the device reads them one way.  The engine's
+ * part of a QP's life (its work item, timers and WQE copies) is set up and
+ * torn down here too.
  */
 #include <linux/hrtimer.h>
 #include <linux/random.h>
@@ -153,7 +153,9 @@ static int vhca_qp_check_create(struct vhca_dev *vdev,
 	}
 	if (vhca_udata_check(&vdev->ibdev, udata, "create_qp"))
 		return -EINVAL;
-	err = vhca_qp_size_caps(&init->cap, init->srq || vhca_qp_type_xrc(init->qp_type),
+	/* XRC QPs have no receive queue, as a QP on an SRQ. */
+	err = vhca_qp_size_caps(&init->cap,
+				init->srq || vhca_qp_type_xrc(init->qp_type),
 				geo);
 	if (err)
 		ibdev_dbg(&vdev->ibdev, "create_qp: caps past the limits\n");

@@ -437,7 +437,8 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (!vhca_resp_check_psn(qp, pkt, npsn, &list))
 		goto out;
 
-	ret = qp->ibqp.qp_type == IB_QPT_XRC_TGT ? vhca_resp_xrc_srq(qp, pkt) : 0;
+	ret = qp->ibqp.qp_type == IB_QPT_XRC_TGT ?
+	      vhca_resp_xrc_srq(qp, pkt) : 0;
 	if (!ret)
 		ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
 	qp->resp.xsrq = NULL;

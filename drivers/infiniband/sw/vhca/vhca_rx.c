@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Receive demux of the engine: a parsed packet goes to the RC completer
- * (responses), the RC responder (requests; XRC's run as RC's), the UC responder, the UD
- * receiver, the UD receivers of a multicast group's QPs (the multicast
- * QPN), or, for a QP number no QP has, to the lingering QPs.
+ * (responses), the RC responder (requests; XRC's run as RC's), the UC
+ * responder, the UD receiver, the UD receivers of a multicast group's QPs
+ * (the multicast QPN), or, for a QP number no QP has, to the lingering QPs.
  */
 #include <linux/rculist.h>
 #include <linux/skbuff.h>

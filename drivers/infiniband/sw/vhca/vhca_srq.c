@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues and XRC domains of vhca.  The producer (post_srq_recv for a kernel
- * SRQ, the provider for a user SRQ, through its writable mapping of the
- * ring) writes receive WQEs and publishes its index in the SRQ's doorbell
- * record (head[0]); the engine takes them with vhca_srq_take and publishes
- * its consumer index in the status record (tail[0]).  Every slot is
- * usable: the SRQ holds ring.count WQEs.
- * An XRC SRQ belongs to an XRC domain and has a CQ of its own; it has a
- * random 24-bit number (xsrq_xa) that XRC requests name in their XRCETH
+ * Shared receive queues and XRC domains of vhca.  The producer
+ * (post_srq_recv for a kernel SRQ, the provider for a user SRQ, through its
+ * writable mapping of the ring) writes receive WQEs and publishes its index
+ * in the SRQ's doorbell record (head[0]); the engine takes them with
+ * vhca_srq_take and publishes its consumer index in the status record
+ * (tail[0]).  Every slot is usable: the SRQ holds ring.count WQEs.  An XRC
+ * SRQ belongs to an XRC domain and has a CQ of its own; it has a random
+ * 24-bit number (xsrq_xa) that XRC requests name in their XRCETH
  * (vhca_resp.c looks it up for XRC_TGT QPs of the same domain).
  */
 #include <linux/log2.h>
