@@ -483,9 +483,13 @@ static void vhca_srq_create_refusals(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, srq);
 	srq->ibsrq.device = &t->vdev->ibdev;
 
-	init.srq_type = IB_SRQT_XRC;
+	init.srq_type = IB_SRQT_TM;
 	KUNIT_EXPECT_EQ(test, vhca_create_srq(&srq->ibsrq, &init, NULL),
 			-EOPNOTSUPP);
+	/* An XRC SRQ needs its CQ and its XRC domain. */
+	init.srq_type = IB_SRQT_XRC;
+	KUNIT_EXPECT_EQ(test, vhca_create_srq(&srq->ibsrq, &init, NULL),
+			-EINVAL);
 	init.srq_type = IB_SRQT_BASIC;
 	init.attr.max_wr = 0;
 	KUNIT_EXPECT_EQ(test, vhca_create_srq(&srq->ibsrq, &init, NULL), -EINVAL);

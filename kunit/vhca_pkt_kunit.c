@@ -20,6 +20,8 @@
 #define F_IMM		VHCA_PKT_IMMDT
 #define F_DETH		VHCA_PKT_DETH
 #define F_PAY		VHCA_PKT_PAYLOAD
+#define F_XRC		VHCA_PKT_XRCETH
+#define XRC(op)		(VHCA_OPCODE_XRC | IB_OPCODE_##op)
 
 /* Every opcode vhca speaks: IB value, headers and place (IBA 9.2, 9.3). */
 static const struct {
@@ -109,6 +111,46 @@ static const struct {
 	  F_DETH | F_PAY | VHCA_PKT_ONLY, 20 },
 	{ IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
 	  F_DETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 24 },
+	/*
+	 * XRC: the IBA's values, 0xa0 to 0xb7 (transport 101b): RC's
+	 * operations, the requests with an XRCETH after the BTH.
+	 */
+	{ 0xa0, XRC(SEND_FIRST), F_XRC | F_PAY | VHCA_PKT_FIRST, 16 },
+	{ 0xa1, XRC(SEND_MIDDLE), F_XRC | F_PAY | VHCA_PKT_MIDDLE, 16 },
+	{ 0xa2, XRC(SEND_LAST), F_XRC | F_PAY | VHCA_PKT_LAST, 16 },
+	{ 0xa3, XRC(SEND_LAST_WITH_IMMEDIATE),
+	  F_XRC | F_IMM | F_PAY | VHCA_PKT_LAST, 20 },
+	{ 0xa4, XRC(SEND_ONLY), F_XRC | F_PAY | VHCA_PKT_ONLY, 16 },
+	{ 0xa5, XRC(SEND_ONLY_WITH_IMMEDIATE),
+	  F_XRC | F_IMM | F_PAY | VHCA_PKT_ONLY, 20 },
+	{ 0xa6, XRC(RDMA_WRITE_FIRST),
+	  F_XRC | F_RETH | F_PAY | VHCA_PKT_FIRST, 32 },
+	{ 0xa7, XRC(RDMA_WRITE_MIDDLE), F_XRC | F_PAY | VHCA_PKT_MIDDLE, 16 },
+	{ 0xa8, XRC(RDMA_WRITE_LAST), F_XRC | F_PAY | VHCA_PKT_LAST, 16 },
+	{ 0xa9, XRC(RDMA_WRITE_LAST_WITH_IMMEDIATE),
+	  F_XRC | F_IMM | F_PAY | VHCA_PKT_LAST, 20 },
+	{ 0xaa, XRC(RDMA_WRITE_ONLY),
+	  F_XRC | F_RETH | F_PAY | VHCA_PKT_ONLY, 32 },
+	{ 0xab, XRC(RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+	  F_XRC | F_RETH | F_IMM | F_PAY | VHCA_PKT_ONLY, 36 },
+	{ 0xac, XRC(RDMA_READ_REQUEST), F_XRC | F_RETH | VHCA_PKT_ONLY, 32 },
+	{ 0xad, XRC(RDMA_READ_RESPONSE_FIRST),
+	  F_AETH | F_PAY | VHCA_PKT_FIRST, 16 },
+	{ 0xae, XRC(RDMA_READ_RESPONSE_MIDDLE), F_PAY | VHCA_PKT_MIDDLE, 12 },
+	{ 0xaf, XRC(RDMA_READ_RESPONSE_LAST),
+	  F_AETH | F_PAY | VHCA_PKT_LAST, 16 },
+	{ 0xb0, XRC(RDMA_READ_RESPONSE_ONLY),
+	  F_AETH | F_PAY | VHCA_PKT_ONLY, 16 },
+	{ 0xb1, XRC(ACKNOWLEDGE), F_AETH | VHCA_PKT_ONLY, 16 },
+	{ 0xb2, XRC(ATOMIC_ACKNOWLEDGE),
+	  F_AETH | VHCA_PKT_ATMACK | VHCA_PKT_ONLY, 24 },
+	{ 0xb3, XRC(COMPARE_SWAP), F_XRC | VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 44 },
+	{ 0xb4, XRC(FETCH_ADD), F_XRC | VHCA_PKT_ATMETH | VHCA_PKT_ONLY, 44 },
+	{ 0xb6, XRC(SEND_LAST_WITH_INVALIDATE),
+	  F_XRC | VHCA_PKT_IETH | F_PAY | VHCA_PKT_LAST, 20 },
+	{ 0xb7, XRC(SEND_ONLY_WITH_INVALIDATE),
+	  F_XRC | VHCA_PKT_IETH | F_PAY | VHCA_PKT_ONLY, 20 },
+	{ 0xbd, XRC(ATOMIC_WRITE), F_XRC | F_RETH | F_PAY | VHCA_PKT_ONLY, 32 },
 };
 
 static void vhca_pkt_opcodes(struct kunit *test)
@@ -525,15 +567,16 @@ static void vhca_pkt_msn(struct kunit *test)
 	unsigned int op, i, n = 0;
 	bool end;
 
+	/* XRC's requests end one as RC's do. */
 	for (op = 0; op < 256; op++) {
 		end = false;
 		for (i = 0; i < ARRAY_SIZE(ends); i++)
-			end |= op == ends[i];
+			end |= vhca_pkt_xrc_to_rc(op) == ends[i];
 		n += end;
 		KUNIT_EXPECT_EQ_MSG(test, vhca_pkt_msn_next(5, op), end ? 6 : 5,
 				    "opcode 0x%02x", op);
 	}
-	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(ends));
+	KUNIT_EXPECT_EQ(test, n, 2 * ARRAY_SIZE(ends));
 	/* 24 bits, wrapping; FIRST, MIDDLE, responses, ACKs, UD: no change. */
 	KUNIT_EXPECT_EQ(test, vhca_pkt_msn_next(0xffffff,
 						IB_OPCODE_RC_SEND_ONLY), 0);

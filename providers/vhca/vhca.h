@@ -103,8 +103,9 @@ struct vhca_qp {
 	struct vhca_cq_discard discard[2];	/* send CQ, receive CQ */
 };
 
+/* An SRQ, basic or XRC (vsrq.srq_num: the XRC SRQ's number). */
 struct vhca_srq {
-	struct ibv_srq ibv_srq;
+	struct verbs_srq vsrq;
 	struct vhca_wq rq;		/* record index 0 */
 };
 
@@ -148,7 +149,7 @@ static inline struct vhca_qp *qpex_to_vqp(struct ibv_qp_ex *qpx)
 
 static inline struct vhca_srq *to_vsrq(struct ibv_srq *ibsrq)
 {
-	return vhca_container_of(ibsrq, struct vhca_srq, ibv_srq);
+	return vhca_container_of(ibsrq, struct vhca_srq, vsrq.srq);
 }
 
 static inline struct vhca_ah *to_vah(struct ibv_ah *ibah)
@@ -183,14 +184,39 @@ int vhca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int vhca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int vhca_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *vhca_open_qp(struct ibv_context *ibctx,
+			    struct ibv_qp_open_attr *attr);
+struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int vhca_destroy_ah(struct ibv_ah *ibah);
+
+/* The records of object @index, or false when the context has none such. */
+bool vhca_recs(struct ibv_context *ibctx, uint32_t index,
+	       struct vhca_db_rec **db, const struct vhca_status_rec **st);
+/*
+ * Checks a work ring the kernel described (@count slots of @stride bytes in
+ * @size, room for @slots_needed WQEs of @wqe_bytes) and maps it read-write.
+ * A ring of count 0 is no ring: size and slots_needed must be 0 too.
+ */
+int vhca_wq_map(struct ibv_context *ibctx, struct vhca_wq *wq,
+		uint64_t offset, uint32_t size, uint32_t count,
+		uint32_t stride, uint32_t slots_needed, uint64_t wqe_bytes);
+void vhca_wq_unmap(struct vhca_wq *wq);
+/* Bytes of a receive WQE with @max_sge SGEs. */
+uint64_t vhca_recv_wqe_bytes(uint32_t max_sge);
+
+/* vhca_srq.c: SRQs (basic and XRC) and XRC domains. */
 struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
 				struct ibv_srq_init_attr *attr);
+struct ibv_srq *vhca_create_srq_ex(struct ibv_context *ibctx,
+				   struct ibv_srq_init_attr_ex *attr);
+int vhca_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int vhca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int vhca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int vhca_destroy_srq(struct ibv_srq *ibsrq);
-struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
-int vhca_destroy_ah(struct ibv_ah *ibah);
+struct ibv_xrcd *vhca_open_xrcd(struct ibv_context *ibctx,
+				struct ibv_xrcd_init_attr *attr);
+int vhca_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 /* vhca_post.c: the fast path on the mapped rings, no system call. */
 int vhca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

@@ -150,7 +150,25 @@ struct verbs_cq {
 	};
 };
 
-struct verbs_xrcd;
+/* verbs_xrcd.comp_mask: VERBS_XRCD_HANDLE, the handle is valid. */
+enum {
+	VERBS_XRCD_HANDLE = 1 << 0,
+};
+
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+/* An SRQ; ibv_cmd_create_srq_ex() fills all but srq for an XRC SRQ. */
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
 
 /* verbs_qp.comp_mask: VERBS_QP_EX makes ibv_qp_to_qp_ex() answer qp_ex. */
 enum {
@@ -384,6 +402,9 @@ VHCA_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 VHCA_DECLARE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 VHCA_DECLARE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 VHCA_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
+VHCA_DECLARE_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+VHCA_DECLARE_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+VHCA_DECLARE_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
 /* Opaque here: vhca passes NULL for them. */
 struct ibv_fd_arr;
@@ -496,6 +517,17 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+/* Any SRQ type; an XRC SRQ's number lands in srq->srq_num. */
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
@@ -509,6 +541,11 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
 			 struct ib_uverbs_create_qp_resp *resp,
 			 size_t resp_size);
+/* Opens the XRC_TGT QP attr names in its XRC domain: no driver data. */
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);

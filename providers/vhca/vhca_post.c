@@ -204,14 +204,17 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_UD ? -1 : vhca_wr_opcode[wr->opcode];
-	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 #if VHCA_RDMA_CORE >= 44
 	case IBV_WR_ATOMIC_WRITE:	/* its 8 bytes: its one SGE's */
 #endif
-	case IBV_WR_LOCAL_INV:
 	case IBV_WR_SEND_WITH_INV:
+		/* XRC: all but READ (vhca's XRC targets refuse it). */
+		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ?
+		       vhca_wr_opcode[wr->opcode] : -1;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_LOCAL_INV:
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
 	case IBV_WR_BIND_MW:
 		if (type != IBV_QPT_RC || !wr->bind_mw.mw ||
@@ -366,6 +369,8 @@ static int vhca_post_one_send(struct vhca_qp *qp, const struct ibv_send_wr *wr,
 		hdr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		hdr.rdma.rkey = wr->wr.rdma.rkey;
 	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		hdr.xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	memcpy(slot, &hdr, sizeof(hdr));
 	sq->head++;
 	return 0;

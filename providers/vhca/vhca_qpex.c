@@ -38,11 +38,19 @@
 #define VHCA_QPEX_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
 			 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
+/* XRC: no READ (vhca's XRC targets refuse it), no local operations. */
+#define VHCA_QPEX_XRC_OPS (VHCA_QPEX_UC_OPS | \
+			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
+			   VHCA_QPEX_ATOMIC_WRITE | \
+			   IBV_QP_EX_WITH_SEND_WITH_INV)
+
 int vhca_qpex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 {
 	uint64_t ops = type == IBV_QPT_RC ? VHCA_QPEX_RC_OPS :
 		       type == IBV_QPT_UC ? VHCA_QPEX_UC_OPS :
-		       type == IBV_QPT_UD ? VHCA_QPEX_UD_OPS : 0;
+		       type == IBV_QPT_UD ? VHCA_QPEX_UD_OPS :
+		       type == IBV_QPT_XRC_SEND ? VHCA_QPEX_XRC_OPS : 0;
 
 	return send_ops & ~ops ? EOPNOTSUPP : 0;
 }
@@ -358,6 +366,20 @@ static void vhca_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	wqe->ud.remote_qkey = remote_qkey;
 }
 
+static void vhca_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct vhca_qp *qp = qpex_to_vqp(qpx);
+	struct vhca_send_wqe *wqe = vhca_qpex_cur(qp);
+
+	if (!wqe)
+		return;
+	if (qpx->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		vhca_qpex_fail(qp, EINVAL);
+		return;
+	}
+	wqe->xrc_srqn = remote_srqn;
+}
+
 void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
@@ -384,5 +406,6 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 	qpx->wr_set_inline_data = vhca_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = vhca_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = vhca_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = vhca_wr_set_xrc_srqn;
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 }

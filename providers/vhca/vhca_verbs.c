@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vhca: the verbs that go through the kernel (PD, MR, CQ, QP, SRQ, AH).
+ * vhca: the verbs that go through the kernel (PD, MR, CQ, QP, AH; SRQs
+ * and XRC domains are in vhca_srq.c).
  *
  * The kernel validates every argument and answers with the real sizes; the
  * provider maps the rings the create responses describe and checks that
@@ -37,10 +38,8 @@ static void *vhca_map_ring(struct ibv_context *ibctx, uint64_t offset,
 	return mmap(NULL, size, prot, MAP_SHARED, ibctx->cmd_fd, offset);
 }
 
-/* The records of object @index, or false when the context has none such. */
-static bool vhca_recs(struct ibv_context *ibctx, uint32_t index,
-		      struct vhca_db_rec **db,
-		      const struct vhca_status_rec **st)
+bool vhca_recs(struct ibv_context *ibctx, uint32_t index,
+	       struct vhca_db_rec **db, const struct vhca_status_rec **st)
 {
 	struct vhca_context *ctx = to_vctx(ibctx);
 
@@ -365,15 +364,9 @@ int vhca_destroy_cq(struct ibv_cq *ibcq)
 
 /* ---- work rings (QP, SRQ) ---- */
 
-/*
- * Checks a work ring the kernel described (@count slots of @stride bytes in
- * @size, room for @slots_needed WQEs of @wqe_bytes) and maps it read-write.
- * A ring of count 0 is no ring: size and slots_needed must be 0 too.
- */
-static int vhca_wq_map(struct ibv_context *ibctx, struct vhca_wq *wq,
-		       uint64_t offset, uint32_t size, uint32_t count,
-		       uint32_t stride, uint32_t slots_needed,
-		       uint64_t wqe_bytes)
+int vhca_wq_map(struct ibv_context *ibctx, struct vhca_wq *wq,
+		uint64_t offset, uint32_t size, uint32_t count,
+		uint32_t stride, uint32_t slots_needed, uint64_t wqe_bytes)
 {
 	void *buf;
 
@@ -392,15 +385,14 @@ static int vhca_wq_map(struct ibv_context *ibctx, struct vhca_wq *wq,
 	return 0;
 }
 
-static void vhca_wq_unmap(struct vhca_wq *wq)
+void vhca_wq_unmap(struct vhca_wq *wq)
 {
 	if (wq->buf)
 		munmap(wq->buf, wq->size);
 	wq->buf = NULL;
 }
 
-/* Bytes of a receive WQE with @max_sge SGEs. */
-static uint64_t vhca_recv_wqe_bytes(uint32_t max_sge)
+uint64_t vhca_recv_wqe_bytes(uint32_t max_sge)
 {
 	return sizeof(struct vhca_recv_wqe) +
 	       (uint64_t)max_sge * sizeof(struct vhca_sge);
@@ -537,11 +529,12 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
 }
 
 /*
- * ibv_create_qp_ex: a PD (required) and, optionally, the send operations
- * of the ibv_qp_ex API (vhca_qpex.c) and creation flags (none: vhca has
- * none of them).  Anything else, and operations vhca does not execute on a
- * QP of that type (memory windows, local invalidation, TSO, ...), is
- * refused with EOPNOTSUPP before the kernel is asked.
+ * ibv_create_qp_ex: a PD (required; an XRC_RECV QP takes an XRC domain
+ * instead) and, optionally, the send operations of the ibv_qp_ex API
+ * (vhca_qpex.c) and creation flags (none: vhca has none of them).
+ * Anything else, and operations vhca does not execute on a QP of that
+ * type (memory windows, local invalidation, TSO, ...), is refused with
+ * EOPNOTSUPP before the kernel is asked.
  */
 struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr)
@@ -553,7 +546,7 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 	struct vhca_qp *qp;
 	int err;
 
-	if ((attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+	if ((attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS)) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
@@ -563,7 +556,9 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 	}
 	/* No flags: the command that has no room for them. */
 	ex.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	if (attr->qp_type == IBV_QPT_XRC_RECV ?
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd :
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -587,10 +582,38 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 		return NULL;
 	}
 	attr->cap = ex.cap;
+	/* The kernel creates an XRC_RECV QP without rings or driver data. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return &qp->vqp.qp;
 	if (!vhca_qp_created(qp, &attr->cap, &resp.drv, attr->sq_sig_all))
 		return NULL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		vhca_qpex_init(qp, send_ops);
+	return &qp->vqp.qp;
+}
+
+/*
+ * ibv_open_qp: another handle on an XRC_RECV QP of an XRC domain; no rings
+ * (the QP has none), nothing for the driver.
+ */
+struct ibv_qp *vhca_open_qp(struct ibv_context *ibctx,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct vhca_qp *qp;
+	int err;
+
+	qp = vhca_qp_alloc();
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		vhca_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
 	return &qp->vqp.qp;
 }
 
@@ -679,90 +702,6 @@ int vhca_destroy_qp(struct ibv_qp *ibqp)
 	vhca_wq_unmap(&qp->rq);
 	vhca_wq_unmap(&qp->sq);
 	vhca_qp_free(qp);
-	return 0;
-}
-
-/* ---- SRQ ---- */
-
-struct vhca_create_srq_resp_all {
-	struct ib_uverbs_create_srq_resp ibv_resp;
-	struct vhca_create_srq_resp drv;
-};
-
-struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
-				struct ibv_srq_init_attr *attr)
-{
-	struct vhca_create_srq_resp_all resp = {};
-	const struct vhca_status_rec *st;
-	struct ibv_create_srq cmd;
-	struct vhca_db_rec *db;
-	struct vhca_srq *srq;
-	int err;
-
-	srq = calloc(1, sizeof(*srq));
-	if (!srq)
-		return NULL;
-	err = pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
-	if (err)
-		goto err_free;
-
-	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto err_lock;
-
-	err = EPROTO;
-	if (!vhca_recs(pd->context, resp.drv.db_index, &db, &st) ||
-	    !resp.drv.count || attr->attr.max_sge > UINT8_MAX)
-		goto err_destroy;
-	err = vhca_wq_map(pd->context, &srq->rq, resp.drv.mmap_offset,
-			  resp.drv.size, resp.drv.count, resp.drv.stride,
-			  attr->attr.max_wr,
-			  vhca_recv_wqe_bytes(attr->attr.max_sge));
-	if (err)
-		goto err_destroy;
-	srq->rq.max_sge = attr->attr.max_sge;
-	srq->rq.db_head = &db->head[0];
-	srq->rq.st_tail = &st->tail[0];
-	__atomic_store_n(srq->rq.db_head, 0, __ATOMIC_RELEASE);
-	return &srq->ibv_srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->ibv_srq);
-err_lock:
-	pthread_spin_destroy(&srq->rq.lock);
-err_free:
-	free(srq);
-	errno = err;
-	return NULL;
-}
-
-int vhca_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
-		    int attr_mask)
-{
-	struct ibv_modify_srq cmd;
-
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
-}
-
-int vhca_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
-{
-	struct ibv_query_srq cmd;
-
-	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
-}
-
-int vhca_destroy_srq(struct ibv_srq *ibsrq)
-{
-	struct vhca_srq *srq = to_vsrq(ibsrq);
-	int err;
-
-	err = ibv_cmd_destroy_srq(ibsrq);
-	if (err)
-		return err;
-	vhca_wq_unmap(&srq->rq);
-	pthread_spin_destroy(&srq->rq.lock);
-	free(srq);
 	return 0;
 }
 

@@ -289,4 +289,23 @@ uc_lossy() {
 # debug kernel.
 scenario uc-lossy uc_lossy 120 stock
 
+# XRC between two ports of one namespace: vhca_xrc (an XRC_SEND QP of
+# vhca0, an XRC_RECV QP of vhca1 with two XRC SRQs: SENDs and a WRITE with
+# immediate landing byte by byte in the SRQ each names, an SRQ of another
+# XRC domain and an unknown SRQ number refused with REM_INV_REQ_ERR, the
+# verbs' refusals), then ibv_xsrq_pingpong (its server's XRC SRQ and
+# XRC_RECV QP, its client's XRC_SEND QP; it checks no bytes).
+xrc() {
+	ports_one_ns
+	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_xrc vhca0 "$G0" \
+		vhca1 "$G1" >$T/xrc 2>&1
+	_xr=$?
+	relay xrc $T/xrc
+	check "xrc: vhca_xrc exits 0 (exit status $_xr)" test $_xr = 0
+	check "ibv_xsrq_pingpong (one namespace)" pair xsrq \
+		"ibv_xsrq_pingpong -d vhca0 -g $G0 -m 1024 -n 20" \
+		"ibv_xsrq_pingpong -d vhca1 -g $G1 -m 1024 -n 20 10.0.0.1"
+}
+scenario xrc xrc 300
+
 run_scenarios "$@"

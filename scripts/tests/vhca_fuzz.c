@@ -642,7 +642,7 @@ static void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot,
 	w->imm_data = (uint32_t)rnd();
 	if (odd()) {
 		w->reserved0 = below(256);
-		w->reserved1 = (uint32_t)rnd();
+		w->xrc_srqn = (uint32_t)rnd();
 	}
 	if (qi == FQ_UD) {
 		uint32_t ah = to_vah(f->aha)->ah_index;

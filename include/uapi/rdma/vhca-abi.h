@@ -149,7 +149,12 @@ struct vhca_send_wqe {
 		__be32 imm_data;
 		__u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
 	};
-	__u32 reserved1;
+	/*
+	 * XRC_SEND QPs: the XRC SRQ number of the target (its low 24
+	 * bits; a WQE with any of the high 8 set completes in error).
+	 * Other QPs ignore it.
+	 */
+	__u32 xrc_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;

@@ -71,6 +71,8 @@
 #define FAKE_SRQ_HANDLE	0x91
 #define FAKE_SRQN	0x777
 #define FAKE_SRQ_LIMIT	13
+#define FAKE_XRCD_HANDLE 0xb1
+#define FAKE_XSRQN	0x5a5a5
 #define FAKE_AH_HANDLE	0xa1
 #define FAKE_AH_INDEX	0x5eed
 #define FAKE_DEST_QPN	0xabcde
@@ -151,6 +153,9 @@ static struct {
 	struct ib_uverbs_modify_qp modify_qp;
 	struct ib_uverbs_post_send post_send;
 	struct ib_uverbs_create_srq create_srq;
+	struct ib_uverbs_create_xsrq create_xsrq;
+	struct ib_uverbs_open_xrcd open_xrcd;
+	struct ib_uverbs_open_qp open_qp;
 	struct ib_uverbs_modify_srq modify_srq;
 	struct ib_uverbs_create_ah create_ah;
 	struct ib_uverbs_rereg_mr rereg_mr;
@@ -461,6 +466,48 @@ static int new_wq(struct fake_wq *wq, uint32_t wr, size_t wqe_bytes)
 	return wq->ring ? 0 : ENOMEM;
 }
 
+/*
+ * An XRC_TGT QP, as the kernel creates it: in the XRC domain the PD
+ * handle names, no CQ, no rings, no driver data in the response.
+ */
+static int fake_create_xrc_tgt(struct fake_qp *qp,
+			       const struct ib_uverbs_create_qp *c,
+			       void *resp, size_t resp_len)
+{
+	struct ib_uverbs_create_qp_resp core = {};
+
+	if (c->pd_handle != FAKE_XRCD_HANDLE || c->is_srq)
+		return EINVAL;
+	qp->handle = FAKE_QP_HANDLE + fk.next_handle++;
+	qp->qpn = FAKE_QPN + fk.next_handle;
+	qp->type = c->qp_type;
+	qp->live = true;
+	core.qp_handle = qp->handle;
+	core.qpn = qp->qpn;
+	return respond(resp, resp_len, &core, sizeof(core), NULL, 0);
+}
+
+/* The XRC_TGT QP qpn opened again: another handle, nothing mapped. */
+static int fake_open_qp(const struct ib_uverbs_open_qp *c, void *resp,
+			size_t resp_len)
+{
+	struct ib_uverbs_create_qp_resp core = {};
+	struct fake_qp *qp = FREE_SLOT(fk.qps);
+
+	fk.open_qp = *c;
+	if (!qp || c->pd_handle != FAKE_XRCD_HANDLE ||
+	    c->qp_type != IBV_QPT_XRC_RECV)
+		return EINVAL;
+	memset(qp, 0, sizeof(*qp));
+	qp->handle = FAKE_QP_HANDLE + fk.next_handle++;
+	qp->qpn = c->qpn;
+	qp->type = c->qp_type;
+	qp->live = true;
+	core.qp_handle = qp->handle;
+	core.qpn = qp->qpn;
+	return respond(resp, resp_len, &core, sizeof(core), NULL, 0);
+}
+
 static int fake_create_qp(const void *req, void *resp, size_t resp_len)
 {
 	const struct ib_uverbs_create_qp *c = req;
@@ -475,16 +522,20 @@ static int fake_create_qp(const void *req, void *resp, size_t resp_len)
 	if (!qp)
 		return ENOMEM;
 	memset(qp, 0, sizeof(*qp));
+	if (c->qp_type == IBV_QPT_XRC_RECV)
+		return fake_create_xrc_tgt(qp, c, resp, resp_len);
 	qp->scq = find_cq(c->send_cq_handle);
 	qp->rcq = find_cq(c->recv_cq_handle);
-	if (!qp->scq || !qp->rcq || (c->is_srq && !find_srq(c->srq_handle)))
+	/* XRC_INI: no receive CQ, no receive queue. */
+	if (!qp->scq || (!qp->rcq && c->qp_type != IBV_QPT_XRC_SEND) ||
+	    (c->is_srq && !find_srq(c->srq_handle)))
 		return EINVAL;
 	send_bytes = c->max_send_sge * sizeof(struct vhca_sge);
 	if (send_bytes < inl)
 		send_bytes = inl;
 	err = new_wq(&qp->sq, c->max_send_wr,
 		     sizeof(struct vhca_send_wqe) + send_bytes);
-	if (!err && !c->is_srq)
+	if (!err && !c->is_srq && c->qp_type != IBV_QPT_XRC_SEND)
 		err = new_wq(&qp->rq, c->max_recv_wr,
 			     sizeof(struct vhca_recv_wqe) +
 			     c->max_recv_sge * sizeof(struct vhca_sge));
@@ -622,14 +673,14 @@ static int fake_destroy_qp(uint32_t handle, void *resp, size_t resp_len)
 	return respond(resp, resp_len, &core, sizeof(core), NULL, 0);
 }
 
-static int fake_create_srq(const void *req, void *resp, size_t resp_len)
+/* An SRQ of fk.create_srq's size, numbered srqn. */
+static int fake_new_srq(uint32_t srqn, void *resp, size_t resp_len)
 {
 	struct ib_uverbs_create_srq_resp core = {};
 	struct vhca_create_srq_resp drv = {};
 	struct fake_srq *srq = FREE_SLOT(fk.srqs);
 	int err;
 
-	fk.create_srq = *(const struct ib_uverbs_create_srq *)req;
 	if (!srq)
 		return ENOMEM;
 	memset(srq, 0, sizeof(*srq));
@@ -644,13 +695,36 @@ static int fake_create_srq(const void *req, void *resp, size_t resp_len)
 	core.srq_handle = srq->handle;
 	core.max_wr = srq->rq.count;
 	core.max_sge = fk.create_srq.max_sge;
-	core.srqn = FAKE_SRQN;
+	core.srqn = srqn;
 	drv.mmap_offset = srq->rq.ring->offset;
 	drv.size = srq->rq.ring->size;
 	drv.count = srq->rq.count;
 	drv.stride = srq->rq.stride;
 	drv.db_index = srq->db_index;
 	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
+}
+
+static int fake_create_srq(const void *req, void *resp, size_t resp_len)
+{
+	fk.create_srq = *(const struct ib_uverbs_create_srq *)req;
+	return fake_new_srq(FAKE_SRQN, resp, resp_len);
+}
+
+/* CREATE_XSRQ: an XRC SRQ needs the XRC domain and a CQ. */
+static int fake_create_xsrq(const void *req, void *resp, size_t resp_len)
+{
+	const struct ib_uverbs_create_xsrq *c = req;
+
+	fk.create_xsrq = *c;
+	fk.create_srq = (struct ib_uverbs_create_srq){
+		.pd_handle = c->pd_handle, .max_wr = c->max_wr,
+		.max_sge = c->max_sge, .srq_limit = c->srq_limit,
+	};
+	if (c->srq_type == IBV_SRQT_XRC &&
+	    (c->xrcd_handle != FAKE_XRCD_HANDLE || !find_cq(c->cq_handle)))
+		return EINVAL;
+	return fake_new_srq(c->srq_type == IBV_SRQT_XRC ? FAKE_XSRQN :
+			    FAKE_SRQN, resp, resp_len);
 }
 
 static int fake_query_srq(const struct ib_uverbs_query_srq *q, void *resp,
@@ -695,6 +769,7 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 	case IB_USER_VERBS_CMD_MODIFY_SRQ:
 	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+	case IB_USER_VERBS_CMD_CLOSE_XRCD:
 		if (out_len || req_len < 4)
 			goto bad;
 		break;
@@ -809,6 +884,23 @@ static int fake_legacy(unsigned int cmd, const void *req, size_t req_len,
 		return fake_destroy_srq(
 			((const struct ib_uverbs_destroy_srq *)req)->srq_handle,
 			resp, out_len);
+	case IB_USER_VERBS_CMD_OPEN_XRCD: {
+		struct ib_uverbs_open_xrcd_resp r = { FAKE_XRCD_HANDLE };
+
+		NEED(ib_uverbs_open_xrcd);
+		fk.open_xrcd = *(const struct ib_uverbs_open_xrcd *)req;
+		return respond(resp, out_len, &r, sizeof(r), NULL, 0);
+	}
+	case IB_USER_VERBS_CMD_CLOSE_XRCD:
+		fk.destroyed = *(const __u32 *)req;
+		return fk.destroyed == FAKE_XRCD_HANDLE ? 0 : EINVAL;
+	case IB_USER_VERBS_CMD_CREATE_XSRQ:
+		if (req_len != sizeof(struct ib_uverbs_create_xsrq))
+			goto bad;
+		return fake_create_xsrq(req, resp, out_len);
+	case IB_USER_VERBS_CMD_OPEN_QP:
+		NEED(ib_uverbs_open_qp);
+		return fake_open_qp(req, resp, out_len);
 	case IB_USER_VERBS_CMD_CREATE_AH: {
 		struct ib_uverbs_create_ah_resp core = { FAKE_AH_HANDLE };
 		struct vhca_create_ah_resp drv = { FAKE_AH_INDEX, 0 };
@@ -1972,6 +2064,161 @@ static void test_srq(struct objs *o)
 	      ret);
 }
 
+/* An XRC SRQ of xrcd on the objects' PD and CQ. */
+static struct ibv_srq *xrc_srq(struct objs *o, struct ibv_xrcd *xrcd,
+			       struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = o->pd, .xrcd = xrcd, .cq = cq,
+	};
+
+	return ibv_create_srq_ex(o->ctx, &sa);
+}
+
+/* The XRC_SEND QP: the SRQ numbers in its WQEs; no receives, no READ. */
+static void test_xrc_send(struct objs *o)
+{
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_XRC_SEND, .send_cq = o->cq,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = o->pd, .send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_sge sge = { 0x8000, 64, FAKE_LKEY };
+	struct ibv_send_wr swr = {
+		.wr_id = 0x33, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .qp_type.xrc.remote_srqn = 0x123456,
+	}, *sbad;
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *rbad;
+	unsigned int maps = fk.nmaps;
+	struct ibv_qp_ex *qpx;
+	struct fake_qp *fqp;
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = ibv_create_qp_ex(o->ctx, &qa);
+	fqp = qp ? find_qp(qp->handle) : NULL;
+	check(fqp && fk.create_qp.qp_type == IBV_QPT_XRC_SEND &&
+	      fk.create_qp.pd_handle == FAKE_PD_HANDLE && fqp->sq.ring &&
+	      !fqp->rq.ring && fk.nmaps == maps + 1,
+	      "create_qp_ex XRC_SEND: CREATE_QP, only the SQ ring mapped",
+	      "qp %p, errno %d", (void *)qp, errno);
+	if (!fqp)
+		return;
+	check(modify_state(qp, IBV_QPS_INIT) && modify_state(qp, IBV_QPS_RTR) &&
+	      modify_state(qp, IBV_QPS_RTS), "XRC_SEND QP to RTS", "failed");
+	ret = ibv_post_send(qp, &swr, &sbad);
+	check(!ret && sq_slot(fqp, 0)->xrc_srqn == 0x123456 &&
+	      sq_slot(fqp, 0)->opcode == VHCA_WR_SEND,
+	      "post_send on XRC_SEND: remote_srqn in the WQE's xrc_srqn",
+	      "ret %d, xrc_srqn %#x", ret, sq_slot(fqp, 0)->xrc_srqn);
+	qpx = ibv_qp_to_qp_ex(qp);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 0x34;
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 0xabcdef);
+	ibv_wr_set_sge(qpx, FAKE_LKEY, 0x8000, 64);
+	ret = ibv_wr_complete(qpx);
+	check(!ret && sq_slot(fqp, 1)->xrc_srqn == 0xabcdef &&
+	      sq_slot(fqp, 1)->wr_id == 0x34,
+	      "ibv_wr_set_xrc_srqn: the number in the WQE's xrc_srqn",
+	      "ret %d, xrc_srqn %#x", ret, sq_slot(fqp, 1)->xrc_srqn);
+	swr.opcode = IBV_WR_RDMA_READ;
+	ret = ibv_post_send(qp, &swr, &sbad);
+	check(ret == EINVAL && sbad == &swr, "post_send READ on XRC_SEND: EINVAL",
+	      "ret %d", ret);
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	check(ret == EINVAL && rbad == &rwr, "post_recv on XRC_SEND: EINVAL",
+	      "ret %d", ret);
+	check(!ibv_destroy_qp(qp) && fk.destroyed == fqp->handle,
+	      "destroy the XRC_SEND QP", "failed");
+}
+
+/*
+ * XRC: open_xrcd, create_srq_ex of an XRC SRQ and its number, XRC_RECV
+ * QPs created and opened (no rings), close_xrcd.
+ */
+static void test_xrc(struct objs *o)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_XRC_RECV, .comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_qp_open_attr oa = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	unsigned int maps, cmds;
+	struct ibv_qp *tgt, *opened;
+	struct fake_srq *fsrq;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	uint32_t srqn = 0;
+	int ret;
+
+	xrcd = ibv_open_xrcd(o->ctx, &xa);
+	check(xrcd && fk.open_xrcd.fd == (uint32_t)-1 &&
+	      fk.open_xrcd.oflags == O_CREAT,
+	      "ibv_open_xrcd reaches OPEN_XRCD", "xrcd %p, errno %d",
+	      (void *)xrcd, errno);
+	if (!xrcd)
+		return;
+	srq = xrc_srq(o, xrcd, o->cq);
+	fsrq = srq ? find_srq(srq->handle) : NULL;
+	check(fsrq && fk.create_xsrq.srq_type == IBV_SRQT_XRC &&
+	      fk.create_xsrq.xrcd_handle == FAKE_XRCD_HANDLE &&
+	      fk.create_xsrq.cq_handle == o->cq->handle &&
+	      fk.create_xsrq.pd_handle == FAKE_PD_HANDLE &&
+	      mapped_as(fsrq->rq.ring, PROT_READ | PROT_WRITE),
+	      "ibv_create_srq_ex XRC reaches CREATE_XSRQ, ring mapped",
+	      "srq %p, errno %d", (void *)srq, errno);
+	ret = srq ? ibv_get_srq_num(srq, &srqn) : -1;
+	check(!ret && srqn == FAKE_XSRQN, "ibv_get_srq_num: the kernel's number",
+	      "ret %d, srqn %#x", ret, srqn);
+	cmds = fk.writes;
+	check(!xrc_srq(o, xrcd, NULL) && errno == EINVAL && fk.writes == cmds,
+	      "create_srq_ex XRC without CQ: EINVAL, no command", "errno %d",
+	      errno);
+
+	maps = fk.nmaps;
+	qa.xrcd = xrcd;
+	tgt = ibv_create_qp_ex(o->ctx, &qa);
+	check(tgt && fk.create_qp.qp_type == IBV_QPT_XRC_RECV &&
+	      fk.create_qp.pd_handle == FAKE_XRCD_HANDLE && fk.nmaps == maps,
+	      "create_qp_ex XRC_RECV: CREATE_QP in the XRCD, nothing mapped",
+	      "qp %p, errno %d", (void *)tgt, errno);
+	if (tgt) {
+		oa.qp_num = tgt->qp_num;
+		oa.xrcd = xrcd;
+		opened = ibv_open_qp(o->ctx, &oa);
+		check(opened && fk.open_qp.qpn == tgt->qp_num &&
+		      fk.open_qp.pd_handle == FAKE_XRCD_HANDLE &&
+		      opened->qp_num == tgt->qp_num,
+		      "ibv_open_qp reaches OPEN_QP", "qp %p, errno %d",
+		      (void *)opened, errno);
+		if (opened)
+			check(!ibv_destroy_qp(opened), "destroy the opened QP",
+			      "failed");
+		check(!ibv_destroy_qp(tgt), "destroy the XRC_RECV QP",
+		      "failed");
+	}
+	test_xrc_send(o);
+	if (srq)
+		check(!ibv_destroy_srq(srq) && unmapped(fsrq->rq.ring),
+		      "destroy the XRC SRQ, ring unmapped", "failed");
+	ret = ibv_close_xrcd(xrcd);
+	check(!ret && fk.destroyed == FAKE_XRCD_HANDLE,
+	      "ibv_close_xrcd reaches CLOSE_XRCD", "ret %d", ret);
+}
+
 /* UD: AH index in the WQE, sq_sig_all, and the flush on the kick in ERR. */
 static void test_ud(struct objs *o)
 {
@@ -2829,6 +3076,7 @@ static void test_verbs(struct ibv_device *dev)
 		test_poll_cq(&o);
 		test_resize_cq(&o);
 		test_srq(&o);
+		test_xrc(&o);
 		test_ud(&o);
 		test_qpex_refused(&o);
 		test_qpex_rc(&o);

@@ -66,6 +66,14 @@
 	FACT_OFF(verbs_qp, qp_ex)					\
 	FACT_OFF(verbs_qp, comp_mask)					\
 	FACT_OFF(verbs_qp, xrcd)					\
+	FACT_SIZE(verbs_xrcd)						\
+	FACT_OFF(verbs_xrcd, comp_mask)					\
+	FACT_OFF(verbs_xrcd, handle)					\
+	FACT_SIZE(verbs_srq)						\
+	FACT_OFF(verbs_srq, srq_type)					\
+	FACT_OFF(verbs_srq, xrcd)					\
+	FACT_OFF(verbs_srq, cq)						\
+	FACT_OFF(verbs_srq, srq_num)					\
 	FACT_SIZE(ibv_qp_ex)						\
 	FACT_OFF(ibv_qp_ex, comp_mask)					\
 	FACT_OFF(ibv_qp_ex, wr_id)					\
@@ -101,7 +109,10 @@
 	FACT_SIZE(ibv_query_qp)						\
 	FACT_SIZE(ibv_create_srq)					\
 	FACT_SIZE(ibv_modify_srq)					\
-	FACT_SIZE(ibv_query_srq)
+	FACT_SIZE(ibv_query_srq)					\
+	FACT_SIZE(ibv_create_xsrq)					\
+	FACT_SIZE(ibv_open_xrcd)					\
+	FACT_SIZE(ibv_open_qp)
 
 #if VHCA_RDMA_CORE >= 64
 #define FACTS_OPS_64_A FACT_OP(alloc_buf)

@@ -36,7 +36,7 @@ CC=${CC:-gcc}
 # shellcheck disable=SC2054 # the commas are within the elements
 ABIS=(34:36:36,43 34:44:44 34:45:45,56 57:57:57,58 59:59:59,61 59:62:62,63
       64:64:64)
-SRCS=(vhca.c vhca_verbs.c vhca_post.c vhca_qpex.c vhca_cqex.c)
+SRCS=(vhca.c vhca_verbs.c vhca_post.c vhca_qpex.c vhca_cqex.c vhca_srq.c)
 RDMA_CORE_WARNINGS=(-Wall -Wextra -Wno-sign-compare -Wno-unused-parameter
 	-Wmissing-prototypes -Wmissing-declarations -Wwrite-strings -Wformat=2
 	-Wcast-function-type -Wformat-nonliteral -Wdate-time -Wnested-externs

@@ -86,10 +86,11 @@ struct vhca_dev {
 	struct xarray ah_xa;		/* AHs by ah_index */
 	struct xarray qp_xa;		/* QPs by number */
 	struct xarray ghost_xa;		/* destroyed RC QPs lingering */
+	struct xarray xsrq_xa;		/* XRC SRQs by number */
 	struct delayed_work ghost_gc;	/* frees the ghosts that expired */
 	atomic_t n_ghosts;
 	u8 mr_key;			/* key byte of the last MR */
-	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp;
+	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp, n_xrcd;
 	atomic64_t counters[VHCA_NUM_COUNTERS];
 	struct dentry *debugfs;
 };

@@ -47,6 +47,12 @@ struct vhca_srq {
 	u32 head;			/* kernel SRQ: the producer index */
 	u32 tail;			/* the device's consumer index */
 	u32 limit;			/* armed SRQ limit, 0: not armed */
+	u32 xrc_srqn;			/* XRC SRQ: its number; else 0 */
+};
+
+/* An XRC domain: XRC SRQs and XRC_TGT QPs share it; no state of its own. */
+struct vhca_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 static inline struct vhca_srq *to_vsrq(struct ib_srq *ibsrq)
@@ -75,6 +81,17 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 int vhca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int vhca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vhca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int vhca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+
+/*
+ * For the receive path, under RCU: the XRC SRQ numbered srqn if it is of
+ * xrcd, else NULL.  It stays valid until rcu_read_unlock(): destroy_srq
+ * waits for the receivers (synchronize_net()).
+ */
+struct vhca_dev;
+struct vhca_srq *vhca_xsrq_lookup(struct vhca_dev *vdev, u32 srqn,
+				  const struct ib_xrcd *xrcd);
 int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);

@@ -289,6 +289,17 @@ void vhca_resp_drop_held(struct vhca_qp *qp);
 void vhca_rmsg_close(struct vhca_rmsg *msg);
 
 /*
+ * The PD of the responder's memory accesses: the QP's, or an XRC_TGT
+ * QP's, that of the XRC SRQ of the request it executes (none outside).
+ */
+static inline const struct ib_pd *vhca_resp_pd(const struct vhca_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->ibqp.pd;
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : NULL;
+}
+
+/*
  * vhca_resp_rd.c, for vhca_resp.c: everything under rq_lock except
  * vhca_resp_read_pass(), which takes it.  vhca_resp_read(),
  * vhca_resp_atomic_eth() and vhca_resp_atomic_write() take a new request

@@ -40,6 +40,7 @@ static void vhca_dealloc_driver(struct ib_device *ibdev)
 	vhca_debugfs_remove(vdev);
 	vhca_net_detach(vdev);
 	vhca_engine_dev_fini(vdev);
+	xa_destroy(&vdev->xsrq_xa);
 	xa_destroy(&vdev->qp_xa);
 	xa_destroy(&vdev->ah_xa);
 	xa_destroy(&vdev->mr_xa);
@@ -58,6 +59,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.alloc_mr = vhca_alloc_mr,
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_pd = vhca_alloc_pd,
+	.alloc_xrcd = vhca_alloc_xrcd,
 	.alloc_ucontext = vhca_alloc_ucontext,
 	.attach_mcast = vhca_attach_mcast,
 	.create_ah = vhca_create_ah,
@@ -69,6 +71,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.dealloc_mw = vhca_dealloc_mw,
 	.dealloc_pd = vhca_dealloc_pd,
 	.dealloc_ucontext = vhca_dealloc_ucontext,
+	.dealloc_xrcd = vhca_dealloc_xrcd,
 	.dereg_mr = vhca_dereg_mr,
 	.destroy_ah = vhca_destroy_ah,
 	.destroy_cq = vhca_destroy_cq,
@@ -107,6 +110,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, vhca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vhca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vhca_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, vhca_xrcd, ibxrcd),
 };
 
 static void vhca_unreg_work(struct work_struct *work)
@@ -232,6 +236,7 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&vdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->ah_xa, XA_FLAGS_ALLOC1);
 	xa_init(&vdev->qp_xa);
+	xa_init(&vdev->xsrq_xa);
 	vhca_engine_dev_init(vdev);
 	vhca_debugfs_add(vdev);
 

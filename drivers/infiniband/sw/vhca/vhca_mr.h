@@ -348,11 +348,16 @@ void vhca_mr_put(struct vhca_mr *mr);
  * bound to qp itself (-EACCES), grant access (-EACCES) and hold the range
  * (-EINVAL); then its MR is checked for the bounds, and for local write
  * when access writes (remote write or atomic), as vhca_mr_check() does.
+ * vhca_mr_check_remote_pd(): the same for QP number qpn and PD pd (an
+ * XRC_TGT QP checks with the PD of the XRC SRQ a request names).
  */
 int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
 		  u64 iova, u64 len, int access);
 int vhca_mr_check_remote(struct vhca_mr *mr, u32 key, const struct ib_qp *qp,
 			 u64 iova, u64 len, int access);
+int vhca_mr_check_remote_pd(struct vhca_mr *mr, u32 key,
+			    const struct ib_pd *pd, u32 qpn, u64 iova,
+			    u64 len, int access);
 
 /* Direction of a copy between kernel memory and memory regions. */
 enum vhca_copy_dir {

@@ -10,17 +10,17 @@
  */
 #include "vhca.h"
 
-/* A window's check for an access by qp; its lock held. */
+/* A window's check for an access by QP qpn, of PD pd; its lock held. */
 static int vhca_mw_check_locked(const struct vhca_mr *win, u32 key,
-				const struct ib_qp *qp, u64 iova, u64 len,
-				int access)
+				const struct ib_pd *pd, u32 qpn, u64 iova,
+				u64 len, int access)
 {
 	struct vhca_mr *mr = win->mw_mr;
 
 	if (win->state != VHCA_MR_VALID || win->key != key || !mr)
 		return -EACCES;
-	if (win->pd != qp->pd ||
-	    (win->mw_type == IB_MW_TYPE_2 && win->mw_qpn != qp->qp_num))
+	if (win->pd != pd ||
+	    (win->mw_type == IB_MW_TYPE_2 && win->mw_qpn != qpn))
 		return -EACCES;
 	if (access & ~(win->access & VHCA_MR_CHECK_ACCESS))
 		return -EACCES;
@@ -39,13 +39,21 @@ static int vhca_mw_check_locked(const struct vhca_mr *win, u32 key,
 int vhca_mr_check_remote(struct vhca_mr *mr, u32 key, const struct ib_qp *qp,
 			 u64 iova, u64 len, int access)
 {
+	return vhca_mr_check_remote_pd(mr, key, qp->pd, qp->qp_num, iova, len,
+				       access);
+}
+
+int vhca_mr_check_remote_pd(struct vhca_mr *mr, u32 key,
+			    const struct ib_pd *pd, u32 qpn, u64 iova,
+			    u64 len, int access)
+{
 	unsigned long flags;
 	int err;
 
 	if (!vhca_mr_is_mw(mr))
-		return vhca_mr_check(mr, key, qp->pd, iova, len, access);
+		return vhca_mr_check(mr, key, pd, iova, len, access);
 	spin_lock_irqsave(&mr->lock, flags);
-	err = vhca_mw_check_locked(mr, key, qp, iova, len, access);
+	err = vhca_mw_check_locked(mr, key, pd, qpn, iova, len, access);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;
 }

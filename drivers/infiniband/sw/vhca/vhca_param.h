@@ -30,6 +30,9 @@
 #define VHCA_MAX_QP_RD_ATOM	16
 #define VHCA_MAX_QP_INIT_RD_ATOM	128
 #define VHCA_MAX_SRQ		4096
+#define VHCA_MAX_XRCD		1024
+/* Random XRC SRQ numbers tried before create_srq gives up. */
+#define VHCA_XSRQN_TRIES	16
 #define VHCA_MAX_SRQ_WR		4096
 #define VHCA_MAX_AH		65536
 #define VHCA_MAX_MSG_SIZE	BIT(31)

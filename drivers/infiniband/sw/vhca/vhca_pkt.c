@@ -22,6 +22,7 @@
 #define IETH_LEN	sizeof(struct vhca_ieth)
 #define ATMETH_LEN	sizeof(struct vhca_atmeth)
 #define ATMACK_LEN	sizeof(struct vhca_atmack)
+#define XRCETH_LEN	sizeof(struct vhca_xrceth)
 
 /*
  * An opcode: its place in a message and what follows its BTH (up to three
@@ -98,8 +99,61 @@ static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 
 #undef OP
 
+/*
+ * XRC: RC's operations at VHCA_OPCODE_XRC + op; its requests carry an
+ * XRCETH, its responses (ACKs, READ responses) do not.
+ */
+#define XREQ(op, place, a, b, c) \
+	[IB_OPCODE_##op] = { \
+		.flags = VHCA_PKT_##place | VHCA_PKT_XRCETH | \
+			 F_##a | F_##b | F_##c, \
+		.hdr_len = BTH_LEN + XRCETH_LEN + L_##a + L_##b + L_##c, \
+	}
+#define XRSP(op, place, a, b) \
+	[IB_OPCODE_##op] = { \
+		.flags = VHCA_PKT_##place | F_##a | F_##b, \
+		.hdr_len = BTH_LEN + L_##a + L_##b, \
+	}
+
+/* Indexed by the operation (the opcode's low 5 bits). */
+static const struct vhca_pkt_opinfo vhca_xrc_opinfo[] = {
+	XREQ(SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
+	XREQ(SEND_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
+	XREQ(SEND_LAST, LAST, PAYLOAD, NONE, NONE),
+	XREQ(SEND_LAST_WITH_IMMEDIATE, LAST, PAYLOAD, IMMDT, NONE),
+	XREQ(SEND_ONLY, ONLY, PAYLOAD, NONE, NONE),
+	XREQ(SEND_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, IMMDT, NONE),
+	XREQ(RDMA_WRITE_FIRST, FIRST, PAYLOAD, RETH, NONE),
+	XREQ(RDMA_WRITE_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
+	XREQ(RDMA_WRITE_LAST, LAST, PAYLOAD, NONE, NONE),
+	XREQ(RDMA_WRITE_LAST_WITH_IMMEDIATE, LAST, PAYLOAD, IMMDT, NONE),
+	XREQ(RDMA_WRITE_ONLY, ONLY, PAYLOAD, RETH, NONE),
+	XREQ(RDMA_WRITE_ONLY_WITH_IMMEDIATE, ONLY, PAYLOAD, RETH, IMMDT),
+	XREQ(RDMA_READ_REQUEST, ONLY, RETH, NONE, NONE),
+	XREQ(SEND_LAST_WITH_INVALIDATE, LAST, PAYLOAD, IETH, NONE),
+	XREQ(SEND_ONLY_WITH_INVALIDATE, ONLY, PAYLOAD, IETH, NONE),
+	XRSP(RDMA_READ_RESPONSE_FIRST, FIRST, PAYLOAD, AETH),
+	XRSP(RDMA_READ_RESPONSE_MIDDLE, MIDDLE, PAYLOAD, NONE),
+	XRSP(RDMA_READ_RESPONSE_LAST, LAST, PAYLOAD, AETH),
+	XRSP(RDMA_READ_RESPONSE_ONLY, ONLY, PAYLOAD, AETH),
+	XRSP(ACKNOWLEDGE, ONLY, AETH, NONE),
+	XRSP(ATOMIC_ACKNOWLEDGE, ONLY, AETH, ATMACK),
+	XREQ(COMPARE_SWAP, ONLY, ATMETH, NONE, NONE),
+	XREQ(FETCH_ADD, ONLY, ATMETH, NONE, NONE),
+	XREQ(ATOMIC_WRITE, ONLY, PAYLOAD, RETH, NONE),
+};
+
+#undef XREQ
+#undef XRSP
+
 const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode)
 {
+	u8 op = opcode & VHCA_PKT_OP_MASK;
+
+	if ((opcode & VHCA_PKT_TRANSPORT_MASK) == VHCA_OPCODE_XRC)
+		return op < ARRAY_SIZE(vhca_xrc_opinfo) &&
+		       vhca_xrc_opinfo[op].hdr_len ? &vhca_xrc_opinfo[op] :
+						     NULL;
 	if (opcode >= ARRAY_SIZE(vhca_opinfo) || !vhca_opinfo[opcode].hdr_len)
 		return NULL;
 	return &vhca_opinfo[opcode];
@@ -107,7 +161,10 @@ const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode)
 
 u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
 {
-	const struct vhca_pkt_opinfo *oi = vhca_pkt_opinfo(opcode);
+	const struct vhca_pkt_opinfo *oi;
+
+	opcode = vhca_pkt_xrc_to_rc(opcode);
+	oi = vhca_pkt_opinfo(opcode);
 
 	/*
 	 * RC requests: the opcodes up to READ_REQUEST, IETH, AtomicETH,
@@ -147,7 +204,8 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 		return -EINVAL;
 	if (pkt->dqpn & ~VHCA_PKT_QPN_MASK || pkt->psn & ~VHCA_PSN_MASK ||
 	    pkt->aeth_msn & ~VHCA_PSN_MASK ||
-	    pkt->deth_sqpn & ~VHCA_PKT_QPN_MASK)
+	    pkt->deth_sqpn & ~VHCA_PKT_QPN_MASK ||
+	    pkt->xrc_srqn & ~VHCA_PKT_QPN_MASK)
 		return -EINVAL;
 	if (pkt->paylen && !(oi->flags & VHCA_PKT_PAYLOAD))
 		return -EINVAL;
@@ -160,6 +218,12 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 	bth->qpn = cpu_to_be32(pkt->dqpn);
 	bth->apsn = cpu_to_be32((pkt->ackreq ? VHCA_BTH_ACKREQ : 0) | pkt->psn);
 
+	if (oi->flags & VHCA_PKT_XRCETH) {
+		struct vhca_xrceth *xrceth = (void *)p;
+
+		xrceth->srqn = cpu_to_be32(pkt->xrc_srqn);
+		p += XRCETH_LEN;
+	}
 	if (oi->flags & VHCA_PKT_DETH) {
 		struct vhca_deth *deth = (void *)p;
 
@@ -211,6 +275,12 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 /* The extension headers after the BTH, as the opcode's flags have them. */
 static void vhca_pkt_parse_ext(const u8 *p, u16 flags, struct vhca_pkt *pkt)
 {
+	if (flags & VHCA_PKT_XRCETH) {
+		const struct vhca_xrceth *xrceth = (const void *)p;
+
+		pkt->xrc_srqn = be32_to_cpu(xrceth->srqn) & VHCA_PKT_QPN_MASK;
+		p += XRCETH_LEN;
+	}
 	if (flags & VHCA_PKT_DETH) {
 		const struct vhca_deth *deth = (const void *)p;
 

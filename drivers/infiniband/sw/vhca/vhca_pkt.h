@@ -74,6 +74,11 @@ struct vhca_atmack {
 	__be64 orig;
 } __packed;
 
+/* XRC Extended Transport Header: the XRC SRQ a request is for */
+struct vhca_xrceth {
+	__be32 srqn;		/* 31-24: reserved; 23-0: XRC SRQ number */
+} __packed;
+
 /* Datagram Extended Transport Header (UD) */
 struct vhca_deth {
 	__be32 qkey;
@@ -88,6 +93,7 @@ static_assert(sizeof(struct vhca_ieth) == 4);
 static_assert(sizeof(struct vhca_atmeth) == IB_EXT_ATOMICETH_BYTES);
 static_assert(sizeof(struct vhca_atmack) == 8);
 static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
+static_assert(sizeof(struct vhca_xrceth) == IB_EXT_XRC_BYTES);
 
 /* What follows the BTH of an opcode, and its place in a message. */
 #define VHCA_PKT_RETH		BIT(0)
@@ -102,14 +108,29 @@ static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
 #define VHCA_PKT_IETH		BIT(8)
 #define VHCA_PKT_ATMETH		BIT(9)
 #define VHCA_PKT_ATMACK		BIT(10)
+#define VHCA_PKT_XRCETH		BIT(11)	/* right after the BTH */
 
 /*
- * An opcode is its transport (IB_OPCODE_RC, IB_OPCODE_UC, IB_OPCODE_UD)
- * plus its operation (IB_OPCODE_SEND_FIRST, ...): UC's SEND and WRITE
- * opcodes are RC's with the UC transport.
+ * An opcode is its transport (IB_OPCODE_RC, IB_OPCODE_UC, IB_OPCODE_UD,
+ * VHCA_OPCODE_XRC) plus its operation (IB_OPCODE_SEND_FIRST, ...): UC's
+ * SEND and WRITE opcodes are RC's with the UC transport; XRC has all of
+ * RC's operations, its requests with an XRCETH after the BTH.
  */
 #define VHCA_PKT_TRANSPORT_MASK	0xe0
 #define VHCA_PKT_OP_MASK	0x1f
+/* The IBTA's XRC transport, 101b (<rdma/ib_pack.h> has no name for it). */
+#define VHCA_OPCODE_XRC		0xa0
+
+/*
+ * The RC opcode of an XRC one (the engine runs XRC QPs as RC QPs once the
+ * XRCETH is read); any other opcode as it is.
+ */
+static inline u8 vhca_pkt_xrc_to_rc(u8 opcode)
+{
+	if ((opcode & VHCA_PKT_TRANSPORT_MASK) != VHCA_OPCODE_XRC)
+		return opcode;
+	return IB_OPCODE_RC | (opcode & VHCA_PKT_OP_MASK);
+}
 
 struct vhca_pkt_opinfo {
 	u16 flags;		/* VHCA_PKT_* */
@@ -225,6 +246,7 @@ struct vhca_pkt {
 	u64 atm_orig;		/* AtomicAckETH */
 	u32 deth_qkey;
 	u32 deth_sqpn;
+	u32 xrc_srqn;		/* XRCETH */
 };
 
 /*

@@ -93,11 +93,24 @@ void vhca_qp_flush_sq(struct vhca_qp *qp)
 static void vhca_qp_flush_msg(struct vhca_qp *qp)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
+	struct vhca_srq *srq;
 
 	if (!msg->wqe)
 		return;
 	msg->wqe = false;
-	vhca_flush_cqe(qp, qp->ibqp.recv_cq, msg->rwqe.wr_id, IB_WC_RECV);
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
+		vhca_flush_cqe(qp, qp->ibqp.recv_cq, msg->rwqe.wr_id,
+			       IB_WC_RECV);
+		return;
+	}
+	/* XRC_TGT: to the CQ of the XRC SRQ, unless it is gone. */
+	rcu_read_lock();
+	srq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device), msg->xrc_srqn,
+			       qp->xrcd);
+	if (srq)
+		vhca_flush_cqe(qp, srq->ibsrq.ext.cq, msg->rwqe.wr_id,
+			       IB_WC_RECV);
+	rcu_read_unlock();
 }
 
 /* Flush the receive queue; under rq_lock. */

@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vhca_param.h"
+#include "vhca_pkt.h"
 #include "vhca_ring.h"
 
 /*
@@ -58,6 +59,7 @@ struct vhca_rmsg {
 	u32 rkey;			/* WRITE: the target, looked up per packet */
 	u64 va;				/* WRITE: where the next byte goes */
 	u32 left;			/* WRITE: bytes the RETH announced */
+	u32 xrc_srqn;			/* XRC_TGT: the message's XRC SRQ */
 };
 
 /* Requester (vhca_req.c): WQEs to packets; under sq_lock. */
@@ -127,6 +129,11 @@ struct vhca_qp_resp {
 	bool nak_sent;			/* a PSN sequence NAK is pending */
 	bool uc_drop;			/* UC: dropping up to a FIRST or ONLY */
 	struct vhca_rmsg msg;		/* also UD's receive WQE */
+	/*
+	 * XRC_TGT: the XRC SRQ of the request being executed, looked up
+	 * for it under RCU (vhca_resp.c); NULL otherwise.
+	 */
+	struct vhca_srq *xsrq;
 	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];
 	u32 rd_next;			/* the slot the next READ takes */
 	bool rd_pass;			/* a pass of READ responses runs */
@@ -153,6 +160,7 @@ struct vhca_qp {
 	u32 max_recv_sge;
 	u32 max_inline;
 	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+	struct ib_xrcd *xrcd;		/* XRC_TGT: its domain */
 	struct ib_qp_attr attr;		/* as set by modify_qp */
 
 	/* The engine. */
@@ -201,10 +209,34 @@ static inline struct vhca_qp *to_vqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct vhca_qp, ibqp);
 }
 
-/* RC or UC: a connected QP, whose sends the requester (vhca_req.c) runs. */
+static inline bool vhca_qp_type_xrc(enum ib_qp_type type)
+{
+	return type == IB_QPT_XRC_INI || type == IB_QPT_XRC_TGT;
+}
+
+/*
+ * RC, UC or XRC: a connected QP, whose sends the requester (vhca_req.c)
+ * runs.  XRC QPs are RC QPs with another transport on the wire
+ * (VHCA_OPCODE_XRC).
+ */
 static inline bool vhca_qp_connected(const struct vhca_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC ||
+	       vhca_qp_type_xrc(qp->ibqp.qp_type);
+}
+
+/* The transport bits of the QP's opcodes: 0 (RC) but for UC and XRC. */
+static inline u8 vhca_qp_transport(const struct vhca_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UC:
+		return IB_OPCODE_UC;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return VHCA_OPCODE_XRC;
+	default:
+		return IB_OPCODE_RC;
+	}
 }
 
 /* RTR, RTS or SQD: a state in which the QP takes what it receives. */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pair verbs of vhca: RC, UC, UD and GSI (QP1).  Work requests live in
- * the QP's rings: the provider writes user QPs' rings directly, kernel QPs
- * are posted here.  The heads of both kinds are in the QP's doorbell
- * record, so the device reads them one way.  The engine's part of a QP's
- * life (its work item, timers and WQE copies) is set up and torn down
- * here too.
+ * Queue pair verbs of vhca: RC, UC, UD, GSI (QP1) and XRC: an XRC_INI QP
+ * is an RC requester without receive queue, an XRC_TGT QP an RC responder
+ * without send queue whose receives land in the XRC SRQs of its domain.
+ * Work requests live in the QP's rings: the provider writes user QPs' rings
+ * directly, kernel QPs are posted here.  The heads of both kinds are in the
+ * QP's doorbell record, so the device reads them one way.  The engine's
+ * part of a QP's life (its work item, timers and WQE copies) is set up and
+ * torn down here too.
  */
 #include <linux/hrtimer.h>
 #include <linux/random.h>
@@ -121,6 +123,24 @@ static int vhca_qp_check_create(struct vhca_dev *vdev,
 		if (udata || init->port_num != VHCA_PORT)
 			return -EINVAL;
 		break;
+	case IB_QPT_XRC_TGT:
+		/*
+		 * The core creates it without udata (it outlives the process
+		 * in its XRC domain): no rings, nothing to map.
+		 */
+		if (!init->xrcd)
+			return -EINVAL;
+		init->cap = (struct ib_qp_cap){};
+		break;
+	case IB_QPT_XRC_INI:
+		/* User QPs only: a kernel WR has no XRC SRQ number. */
+		if (!udata) {
+			ibdev_dbg(&vdev->ibdev, "create_qp: kernel XRC QP\n");
+			return -EOPNOTSUPP;
+		}
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+		break;
 	default:
 		ibdev_dbg(&vdev->ibdev, "create_qp: type %d unsupported\n",
 			  init->qp_type);
@@ -133,7 +153,10 @@ static int vhca_qp_check_create(struct vhca_dev *vdev,
 	}
 	if (vhca_udata_check(&vdev->ibdev, udata, "create_qp"))
 		return -EINVAL;
-	err = vhca_qp_size_caps(&init->cap, !!init->srq, geo);
+	/* XRC QPs have no receive queue, as a QP on an SRQ. */
+	err = vhca_qp_size_caps(&init->cap,
+				init->srq || vhca_qp_type_xrc(init->qp_type),
+				geo);
 	if (err)
 		ibdev_dbg(&vdev->ibdev, "create_qp: caps past the limits\n");
 	return err;
@@ -217,6 +240,8 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->max_send_sge = geo.max_send_sge;
 	qp->max_recv_sge = geo.max_recv_sge;
 	qp->max_inline = geo.max_inline;
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		qp->xrcd = init->xrcd;
 
 	err = vhca_recs_alloc(vdev, qp->uctx, &qp->recs);
 	if (err)
@@ -575,7 +600,9 @@ int vhca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
-	if (qp->uctx || ibqp->srq || qp->state == IB_QPS_RESET) {
+	/* XRC QPs have no receive queue (XRC_TGT's is in its SRQs). */
+	if (qp->uctx || ibqp->srq || qp->state == IB_QPS_RESET ||
+	    vhca_qp_type_xrc(ibqp->qp_type)) {
 		err = -EINVAL;
 		goto out_bad;
 	}

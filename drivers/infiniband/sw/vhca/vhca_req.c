@@ -178,8 +178,11 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 	}
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
+	wqe->hdr.xrc_srqn = qp->ibqp.qp_type == IB_QPT_XRC_INI ?
+			    READ_ONCE(slot->xrc_srqn) : 0;
 
-	if (!vhca_req_opcode_ok(qp, wqe->hdr.opcode)) {
+	if (!vhca_req_opcode_ok(qp, wqe->hdr.opcode) ||
+	    wqe->hdr.xrc_srqn & ~VHCA_PKT_QPN_MASK) {
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE) {
 		/* Its 8 bytes are atomic.swap: no SGEs, no inline data. */
@@ -271,9 +274,10 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	u32 done = 0;
 	struct vhca_pkt pkt = {
-		/* UC's SEND and WRITE opcodes: RC's, UC transport. */
+		/* UC's and XRC's opcodes: RC's, their own transport. */
 		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last) |
-			  (uc ? IB_OPCODE_UC : IB_OPCODE_RC),
+			  vhca_qp_transport(qp),
+		.xrc_srqn = wqe->hdr.xrc_srqn,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
 		.paylen = vhca_wr_no_payload(wqe->hdr.opcode) ? 0 :

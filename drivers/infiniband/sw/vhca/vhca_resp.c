@@ -73,7 +73,9 @@ static void vhca_resp_complete(struct vhca_qp *qp, struct vhca_rmsg *msg,
 		cqe.flags |= VHCA_CQE_WITH_INV;
 		cqe.invalidate_rkey = pkt->ieth_rkey;
 	}
-	vhca_cq_post(to_vcq(qp->ibqp.recv_cq), &cqe, pkt->se);
+	/* XRC_TGT: the XRC SRQ's CQ (the request's: vhca_resp_xrc_srq()). */
+	vhca_cq_post(to_vcq(qp->resp.xsrq ? qp->resp.xsrq->ibsrq.ext.cq :
+				qp->ibqp.recv_cq), &cqe, pkt->se);
 }
 
 /* How a request fails: what its receive WQE says, and the NAK. */
@@ -172,9 +174,10 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, pkt->reth_rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		bad = vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
-					   pkt->reth_va, pkt->reth_len,
-					   IB_ACCESS_REMOTE_WRITE);
+		bad = vhca_mr_check_remote_pd(mr, pkt->reth_rkey,
+					      vhca_resp_pd(qp), qp->ibqp.qp_num,
+					      pkt->reth_va, pkt->reth_len,
+					      IB_ACCESS_REMOTE_WRITE);
 		vhca_mr_put(mr);
 		if (bad)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
@@ -195,7 +198,7 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	int err;
 
 	if (msg->send) {
-		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, msg->sge,
+		err = vhca_sge_copy_skb(vdev, vhca_resp_pd(qp), msg->sge,
 					msg->rwqe.num_sge, msg->offset, skb,
 					off, pkt->paylen, VHCA_COPY_TO_MR,
 					IB_ACCESS_LOCAL_WRITE);
@@ -214,8 +217,10 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		mr = vhca_mr_get(vdev, msg->rkey);
 		if (!mr)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
-		err = vhca_mr_check_remote(mr, msg->rkey, &qp->ibqp, msg->va,
-					   pkt->paylen, IB_ACCESS_REMOTE_WRITE);
+		err = vhca_mr_check_remote_pd(mr, msg->rkey, vhca_resp_pd(qp),
+					      qp->ibqp.qp_num, msg->va,
+					      pkt->paylen,
+					      IB_ACCESS_REMOTE_WRITE);
 		if (!err)
 			err = vhca_mr_copy_skb(mr, msg->rkey, msg->va, skb, off,
 					       pkt->paylen, VHCA_COPY_TO_MR);
@@ -270,7 +275,7 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	u8 op = pkt->opcode;
 
 	if ((opflags & VHCA_PKT_IETH) &&
-	    vhca_mr_invalidate(to_vdev(qp->ibqp.device), qp->ibqp.pd,
+	    vhca_mr_invalidate(to_vdev(qp->ibqp.device), vhca_resp_pd(qp),
 			       pkt->ieth_rkey, &qp->ibqp))
 		return vhca_resp_fail(qp, pkt, VHCA_RESP_INV_ERR);
 	if (msg->send)
@@ -325,6 +330,28 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (ret)
 		return ret;
 	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt, opflags) : 0;
+}
+
+/*
+ * XRC_TGT: the request names an XRC SRQ of the QP's domain (the receive
+ * WQE, the CQ and the PD of its memory accesses), the same for every
+ * packet of a message.  READs are refused: their responses are built
+ * later, from no request that would name the SRQ.  0 with qp->resp.xsrq
+ * set, or a NAK code.  Under rq_lock and RCU.
+ */
+static int vhca_resp_xrc_srq(struct vhca_qp *qp, const struct vhca_pkt *pkt)
+{
+	struct vhca_rmsg *msg = &qp->resp.msg;
+
+	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST ||
+	    (msg->active && msg->xrc_srqn != pkt->xrc_srqn))
+		return VHCA_NAK_INVALID_REQ;
+	qp->resp.xsrq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device),
+					 pkt->xrc_srqn, qp->xrcd);
+	if (!qp->resp.xsrq)
+		return VHCA_NAK_INVALID_REQ;
+	msg->xrc_srqn = pkt->xrc_srqn;
+	return 0;
 }
 
 /*
@@ -410,7 +437,11 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (!vhca_resp_check_psn(qp, pkt, npsn, &list))
 		goto out;
 
-	ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
+	ret = qp->ibqp.qp_type == IB_QPT_XRC_TGT ?
+	      vhca_resp_xrc_srq(qp, pkt) : 0;
+	if (!ret)
+		ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
+	qp->resp.xsrq = NULL;
 	if (ret == -EAGAIN) {
 		vhca_tx_queue_ack(qp,
 				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
@@ -540,6 +571,7 @@ static void vhca_resp_handle_held(struct vhca_qp *qp, struct sk_buff *skb)
 	/* It was parsed once already: the same bytes parse the same. */
 	if (!vhca_pkt_parse(skb->data, skb->len, &pkt)) {
 		info = vhca_pkt_opinfo(pkt.opcode);
+		pkt.opcode = vhca_pkt_xrc_to_rc(pkt.opcode);
 		local_bh_disable();
 		rcu_read_lock();
 		vhca_resp_handle(qp, &pkt, info->flags, skb, info->hdr_len,

@@ -200,6 +200,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 			     index == reply->npkts - 1 ?
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+		rsp.opcode |= vhca_qp_transport(qp);
 		if (mr && vhca_mr_check_remote(mr, rkey, &qp->ibqp, va,
 					       rsp.paylen,
 					       IB_ACCESS_REMOTE_READ)) {
@@ -312,9 +313,10 @@ static void vhca_resp_atomic_ack(struct vhca_qp *qp,
 				 struct sk_buff_head *list)
 {
 	struct vhca_pkt pkt = {
-		.opcode = res->atomic_write ?
-			  IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-			  IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+		.opcode = (res->atomic_write ?
+			   IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			   IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) |
+			  vhca_qp_transport(qp),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = res->psn,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
@@ -352,8 +354,9 @@ static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
 	if (!mr)
 		return VHCA_NAK_REM_ACCESS_ERR;
-	err = vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
-				   pkt->reth_va, sizeof(u64), access);
+	err = vhca_mr_check_remote_pd(mr, pkt->reth_rkey, vhca_resp_pd(qp),
+				      qp->ibqp.qp_num, pkt->reth_va,
+				      sizeof(u64), access);
 	res = err ? NULL : vhca_resp_rd_take(qp);
 	if (res)
 		err = vhca_mr_atomic(mr, pkt->reth_rkey, pkt->reth_va, &atomic);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Receive demux of the engine: a parsed packet goes to the RC completer
- * (responses), the RC responder (requests), the UC responder, the UD
- * receiver, the UD receivers of a multicast group's QPs (the multicast
- * QPN), or, for a QP number no QP has, to the lingering QPs.
+ * (responses), the RC responder (requests; XRC's run as RC's), the UC
+ * responder, the UD receiver, the UD receivers of a multicast group's QPs
+ * (the multicast QPN), or, for a QP number no QP has, to the lingering QPs.
  */
 #include <linux/rculist.h>
 #include <linux/skbuff.h>
@@ -45,7 +45,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	union ib_gid sgid, dgid;
 	struct vhca_pkt pkt;
 	struct vhca_qp *qp;
-	bool mcast;
+	bool mcast, resp;
 
 	if (vhca_pkt_parse(skb->data, skb->len, &pkt))
 		goto drop;
@@ -72,9 +72,17 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		vhca_ud_rx(qp, &pkt, skb, info->hdr_len);
 		goto out;
 	}
-	/* The opcodes of the QP's own transport only. */
-	if ((pkt.opcode & VHCA_PKT_TRANSPORT_MASK) !=
-	    (qp->ibqp.qp_type == IB_QPT_UC ? IB_OPCODE_UC : IB_OPCODE_RC))
+	/*
+	 * The opcodes of the QP's own transport only; XRC's run as RC's,
+	 * an XRC_INI QP taking responses only, an XRC_TGT QP requests only.
+	 */
+	if ((pkt.opcode & VHCA_PKT_TRANSPORT_MASK) != vhca_qp_transport(qp))
+		goto drop;
+	pkt.opcode = vhca_pkt_xrc_to_rc(pkt.opcode);
+	resp = pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
+	       pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
+	if ((qp->ibqp.qp_type == IB_QPT_XRC_INI && !resp) ||
+	    (qp->ibqp.qp_type == IB_QPT_XRC_TGT && resp))
 		goto drop;
 	/* Its peer only: see vhca_net_rx_from(). */
 	if (!vhca_net_rx_from(skb, &qp->attr.ah_attr.grh,
@@ -85,8 +93,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		vhca_resp_uc_rx(qp, &pkt, info->flags, skb, info->hdr_len);
-	else if (pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
-		 pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
+	else if (resp)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues of vhca.  The producer (post_srq_recv for a kernel
- * SRQ, the provider for a user SRQ, through its writable mapping of the
- * ring) writes receive WQEs and publishes its index in the SRQ's doorbell
- * record (head[0]); the engine takes them with vhca_srq_take and publishes
- * its consumer index in the status record (tail[0]).  Every slot is
- * usable: the SRQ holds ring.count WQEs.
+ * Shared receive queues and XRC domains of vhca.  The producer
+ * (post_srq_recv for a kernel SRQ, the provider for a user SRQ, through its
+ * writable mapping of the ring) writes receive WQEs and publishes its index
+ * in the SRQ's doorbell record (head[0]); the engine takes them with
+ * vhca_srq_take and publishes its consumer index in the status record
+ * (tail[0]).  Every slot is usable: the SRQ holds ring.count WQEs.  An XRC
+ * SRQ belongs to an XRC domain and has a CQ of its own; it has a random
+ * 24-bit number (xsrq_xa) that XRC requests name in their XRCETH
+ * (vhca_resp.c looks it up for XRC_TGT QPs of the same domain).
  */
 #include <linux/log2.h>
+#include <linux/random.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -32,10 +36,15 @@ static int vhca_srq_check_init(struct ib_device *ibdev,
 {
 	const struct ib_srq_attr *attr = &init->attr;
 
-	if (init->srq_type != IB_SRQT_BASIC) {
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC) {
 		ibdev_dbg(ibdev, "create_srq: unsupported type %d\n",
 			  init->srq_type);
 		return -EOPNOTSUPP;
+	}
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.cq || !init->ext.xrc.xrcd)) {
+		ibdev_dbg(ibdev, "create_srq: XRC SRQ without CQ or XRCD\n");
+		return -EINVAL;
 	}
 	if (attr->max_wr < 1 || attr->max_wr > VHCA_MAX_SRQ_WR) {
 		ibdev_dbg(ibdev, "create_srq: max_wr %u not in 1..%u\n",
@@ -53,6 +62,48 @@ static int vhca_srq_check_init(struct ib_device *ibdev,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int vhca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct vhca_dev *vdev = to_vdev(ibxrcd->device);
+
+	return vhca_create_prologue(&vdev->ibdev, udata, &vdev->n_xrcd,
+				    VHCA_MAX_XRCD, "alloc_xrcd");
+}
+
+/* The core calls this only once no SRQ or QP uses the domain any more. */
+int vhca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	atomic_dec(&to_vdev(ibxrcd->device)->n_xrcd);
+	return 0;
+}
+
+/* A random XRC SRQ number no other XRC SRQ has (a peer cannot guess it). */
+static int vhca_xsrq_alloc_num(struct vhca_dev *vdev, struct vhca_srq *srq)
+{
+	int tries, err = -EBUSY;
+	u32 srqn = 0;
+
+	for (tries = 0; tries < VHCA_XSRQN_TRIES && err == -EBUSY; tries++) {
+		srqn = get_random_u32_inclusive(1, IB_QPN_MASK);
+		err = xa_insert_irq(&vdev->xsrq_xa, srqn, srq, GFP_KERNEL);
+	}
+	if (err)
+		return err == -EBUSY ? -ENOMEM : err;
+	srq->xrc_srqn = srqn;
+	srq->ibsrq.ext.xrc.srq_num = srqn;
+	return 0;
+}
+
+struct vhca_srq *vhca_xsrq_lookup(struct vhca_dev *vdev, u32 srqn,
+				  const struct ib_xrcd *xrcd)
+{
+	struct vhca_srq *srq = xa_load(&vdev->xsrq_xa, srqn);
+
+	if (!srq || !xrcd || srq->ibsrq.ext.xrc.xrcd != xrcd)
+		return NULL;
+	return srq;
 }
 
 /*
@@ -85,6 +136,11 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (err)
 		goto err_count;
 	srq->max_sge = vhca_srq_max_sge(stride);
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = vhca_xsrq_alloc_num(vdev, srq);
+		if (err)
+			goto err_queue;
+	}
 
 	if (srq->uctx) {
 		resp.mmap_offset = rdma_user_mmap_get_offset(&srq->ring.mmap->rdma);
@@ -94,12 +150,17 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		resp.db_index = srq->recs.index;
 		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_queue;
+			goto err_num;
 	}
 	init->attr.max_wr = count;
 	init->attr.max_sge = srq->max_sge;
 	return 0;
 
+err_num:
+	if (srq->xrc_srqn) {
+		xa_erase_irq(&vdev->xsrq_xa, srq->xrc_srqn);
+		synchronize_net();
+	}
 err_queue:
 	vhca_queue_free(vdev, srq->uctx, &srq->ring, &srq->recs);
 err_count:
@@ -158,6 +219,11 @@ int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibsrq->device);
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 
+	if (srq->xrc_srqn) {
+		xa_erase_irq(&vdev->xsrq_xa, srq->xrc_srqn);
+		/* Receives run under RCU: none holds the SRQ after this. */
+		synchronize_net();
+	}
 	vhca_recs_free(vdev, srq->uctx, &srq->recs);
 	vhca_rings_release(vdev, &vdev->n_srq, &srq->ring, NULL);
 	return 0;

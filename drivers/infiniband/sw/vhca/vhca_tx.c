@@ -72,7 +72,7 @@ void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 		       struct sk_buff_head *list)
 {
 	struct vhca_pkt pkt = {
-		.opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+		.opcode = IB_OPCODE_RC_ACKNOWLEDGE | vhca_qp_transport(qp),
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = psn,
 		.aeth_syndrome = syndrome,

@@ -26,7 +26,8 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_ATOMIC_WRITE |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_XRC;
 	attr->max_fast_reg_page_list_len = VHCA_MAX_FAST_REG_PAGES;
 	attr->max_send_sge = VHCA_MAX_SGE;
 	attr->max_recv_sge = VHCA_MAX_SGE;

@@ -62,13 +62,15 @@ void vhca_wqe_malformed(const struct vhca_qp *qp)
 
 bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
 {
+	struct vhca_srq *srq = qp->ibqp.srq ? to_vsrq(qp->ibqp.srq) :
+			       qp->resp.xsrq;
 	const struct vhca_recv_wqe *slot;
 	const struct vhca_sge *sge;
 	u32 head, used;
 
 	*bad = false;
-	if (qp->ibqp.srq) {
-		int err = vhca_srq_take(to_vsrq(qp->ibqp.srq), &msg->rwqe, msg->sge);
+	if (srq) {
+		int err = vhca_srq_take(srq, &msg->rwqe, msg->sge);
 
 		*bad = err == -EINVAL;
 		if (*bad)
