@@ -302,6 +302,8 @@ static struct kunit_case vhca_engine_xrc_cases[] = {
 
 static struct kunit_suite vhca_engine_xrc_suite = {
 	.name = "vhca_engine_xrc",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
 	.init = engine_test_init,
 	.exit = engine_test_exit,
 	.test_cases = vhca_engine_xrc_cases,
