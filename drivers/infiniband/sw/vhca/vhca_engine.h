@@ -191,6 +191,16 @@ bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad);
  * finds one under way has it queue the work item when it ends.
  */
 void vhca_req_run(struct vhca_qp *qp);
+
+/**
+ * vhca_req_drain() - requester passes of an RC QP while work is left
+ * @qp: the QP, in RTS
+ *
+ * At most VHCA_REQ_PASSES passes, rescheduling between them; the work item
+ * takes what is left after them.  Process context: the work item and the
+ * kick system call.
+ */
+void vhca_req_drain(struct vhca_qp *qp);
 void vhca_req_work(struct work_struct *work);
 
 /**

@@ -60,6 +60,11 @@
 
 /* Requester: packets one pass sends before it yields. */
 #define VHCA_REQ_BUDGET		64
+/*
+ * Passes the work item or a kick runs one after another, rescheduling
+ * between them, before it leaves the rest to the work item queued again.
+ */
+#define VHCA_REQ_PASSES		16
 /* Packets in flight unacknowledged at most; an ACK is asked every so often. */
 #define VHCA_REQ_WINDOW		256
 #define VHCA_REQ_ACK_EVERY	64

@@ -27,14 +27,15 @@
 
 /*
  * The provider's kick: a post_send system call (process context) after
- * it found NEEDS_WAKEUP set.  The requester runs in the system call, one
- * pass, so a lone request leaves without waiting for a worker thread
- * (which busy-polling processes may starve); the work item does the rest.
+ * it found NEEDS_WAKEUP set.  The requester runs in the system call,
+ * VHCA_REQ_PASSES passes at most, so what the process posted leaves
+ * without waiting for a worker thread (which busy-polling processes may
+ * starve); the work item does the rest.
  */
 static void vhca_engine_doorbell(struct vhca_qp *qp)
 {
 	if (vhca_qp_connected(qp))
-		vhca_req_run(qp);
+		vhca_req_drain(qp);
 	else
 		vhca_ud_send(qp);
 }
