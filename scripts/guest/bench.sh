@@ -198,26 +198,25 @@ check "rmmod vhca" rmmod vhca
 # (6.12's rxe works there only).  Between two local addresses the route is
 # lo, which has no rxe device: policy routing and static neighbours force
 # 10.0.0.1 <-> 10.0.0.2 over the veth wire.
+# rxe_links: rxe0 and rxe1 on the veth pair; X0 and X1 their GID indices.
+rxe_links() {
+	rdma link add rxe0 type rxe netdev veth0 &&
+		rdma link add rxe1 type rxe netdev veth1 || return 1
+	wait_for 10 gid_index rxe1 10.0.0.2 >/dev/null
+	X0=$(gid_index rxe0 10.0.0.1)
+	X1=$(gid_index rxe1 10.0.0.2)
+}
 rxe_pair() {
-	modprobe rdma_rxe || return 1
-	local_pair && wire_routes &&
-		rdma link add rxe0 type rxe netdev veth0 &&
-		rdma link add rxe1 type rxe netdev veth1
+	modprobe rdma_rxe && local_pair && wire_routes && rxe_links
 }
 check "rdma_rxe: rxe0 on veth0, rxe1 on veth1" rxe_pair
-wait_for 10 gid_index rxe1 10.0.0.2 >/dev/null
-X0=$(gid_index rxe0 10.0.0.1)
-X1=$(gid_index rxe1 10.0.0.2)
 measure rxe rxe0 "$X0" "" rxe1 "$X1"
 rdma link delete rxe0
 rdma link delete rxe1
-check "veth MTU 9000; rxe0 on veth0, rxe1 on veth1" sh -c \
-	'ip link set veth0 mtu 9000 && ip link set veth1 mtu 9000 &&
-	rdma link add rxe0 type rxe netdev veth0 &&
-	rdma link add rxe1 type rxe netdev veth1'
-wait_for 10 gid_index rxe1 10.0.0.2 >/dev/null
-X0=$(gid_index rxe0 10.0.0.1)
-X1=$(gid_index rxe1 10.0.0.2)
+rxe_jumbo() {
+	ip link set veth0 mtu 9000 && ip link set veth1 mtu 9000 && rxe_links
+}
+check "veth MTU 9000; rxe0 on veth0, rxe1 on veth1" rxe_jumbo
 jumbo rxe9k rxe0 "$X0" "" rxe1 "$X1"
 rdma link delete rxe0
 rdma link delete rxe1
