@@ -170,6 +170,82 @@ static void engine_xrc_send_write(struct kunit *test)
 }
 
 /*
+ * A READ of three packets through the second SRQ: the request carries its
+ * number, the responses come back as XRC READ RESPONSEs, checked through
+ * that SRQ's PD (the TGT QP has none), their bytes land, nothing
+ * completes on the target's CQs.
+ */
+static void engine_xrc_read(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u32 len = 2 * MTU + 100;
+	struct vhca_pkt pkt;
+	struct xrc_test x;
+
+	xrc_setup(test, &x);
+	fill_pattern(t->remote, len, 0x63);
+	memset(t->local, 0, BUF_LEN);
+	xrc_send(t, 1, VHCA_WR_RDMA_READ, len, (uintptr_t)t->remote,
+		 x.srq[1]->xrc_srqn);
+	xrc_peek(test, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.opcode,
+			VHCA_OPCODE_XRC | IB_OPCODE_RDMA_READ_REQUEST);
+	KUNIT_EXPECT_EQ(test, pkt.xrc_srqn, x.srq[1]->xrc_srqn);
+	loop_sent(t);
+	respond(t);
+	xrc_peek(test, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.opcode,
+			VHCA_OPCODE_XRC | IB_OPCODE_RDMA_READ_RESPONSE_FIRST);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, pattern_differs(t->local, len, 0x63), 0U);
+	KUNIT_EXPECT_EQ(test, t->local[len], 0);
+	expect_no_cqe(test, x.cq[0]);
+	expect_no_cqe(test, x.cq[1]);
+}
+
+/*
+ * An XRC SRQ destroyed while a READ through it has responses to go: the
+ * first pass (in the receive path) is sent, the rest is refused with a
+ * NAK remote access error, never built through a PD nothing holds.
+ */
+static void engine_xrc_read_srq_gone(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u32 len = BIG_READ_PKTS * MTU, n = 0;
+	u8 *big = kunit_kzalloc(test, len, GFP_KERNEL);
+	struct vhca_pkt pkt = {
+		.opcode = VHCA_OPCODE_XRC | IB_OPCODE_RDMA_READ_REQUEST,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.ackreq = true,
+		.reth_len = len,
+	};
+	struct xrc_test x;
+
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	xrc_setup(test, &x);
+	pkt.xrc_srqn = x.srq[0]->xrc_srqn;
+	pkt.reth_va = (uintptr_t)big;
+	pkt.reth_rkey = t->mr->rkey;
+	deliver(test, t, &pkt, 0);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&engine_test_sent),
+			VHCA_RESP_READ_BUDGET);
+	xa_erase_irq(&t->vdev->xsrq_xa, x.srq[0]->xrc_srqn);
+	respond(t);
+	while (next_sent(test, &pkt, NULL) &&
+	       pkt.opcode != (VHCA_OPCODE_XRC | IB_OPCODE_ACKNOWLEDGE))
+		n++;
+	KUNIT_EXPECT_EQ(test, n, VHCA_RESP_READ_BUDGET);
+	KUNIT_EXPECT_EQ(test, pkt.opcode,
+			VHCA_OPCODE_XRC | IB_OPCODE_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR));
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)RQ_PSN + VHCA_RESP_READ_BUDGET);
+	expect_nothing_sent(test);
+}
+
+/*
  * A SEND naming srqn is NAKed as an invalid request: the requester's WQE
  * completes with REM_INV_REQ_ERR, the XRC_TGT QP fails, nothing lands.
  */
@@ -220,8 +296,8 @@ static void engine_xrc_other_domain(struct kunit *test)
 
 /*
  * An XRC_TGT QP receives into XRC SRQs only: an RC SEND (another
- * transport) is dropped, an XRC response too; a READ is refused (NAKed:
- * vhca's XRC targets do not answer READs).
+ * transport) is dropped, an XRC response too; a READ naming no SRQ of its
+ * domain is NAKed.
  */
 static void engine_xrc_tgt_srq_only(struct kunit *test)
 {
@@ -248,7 +324,7 @@ static void engine_xrc_tgt_srq_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->remote[0], 0);
 
 	pkt.opcode = VHCA_OPCODE_XRC | IB_OPCODE_RDMA_READ_REQUEST;
-	pkt.xrc_srqn = x.srq[0]->xrc_srqn;
+	pkt.xrc_srqn = x.srq[2]->xrc_srqn;
 	pkt.reth_va = (uintptr_t)t->remote;
 	pkt.reth_rkey = t->mr->rkey;
 	pkt.reth_len = 8;
@@ -293,6 +369,8 @@ static void engine_xrc_ini_no_recv(struct kunit *test)
 
 static struct kunit_case vhca_engine_xrc_cases[] = {
 	KUNIT_CASE(engine_xrc_send_write),
+	KUNIT_CASE(engine_xrc_read),
+	KUNIT_CASE(engine_xrc_read_srq_gone),
 	KUNIT_CASE(engine_xrc_unknown_srqn),
 	KUNIT_CASE(engine_xrc_other_domain),
 	KUNIT_CASE(engine_xrc_tgt_srq_only),

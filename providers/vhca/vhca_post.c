@@ -210,10 +210,9 @@ static int vhca_send_opcode(const struct vhca_qp *qp,
 	case IBV_WR_ATOMIC_WRITE:	/* its 8 bytes: its one SGE's */
 #endif
 	case IBV_WR_SEND_WITH_INV:
-		/* XRC: all but READ (vhca's XRC targets refuse it). */
+	case IBV_WR_RDMA_READ:
 		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ?
 		       vhca_wr_opcode[wr->opcode] : -1;
-	case IBV_WR_RDMA_READ:
 	case IBV_WR_LOCAL_INV:
 		return type == IBV_QPT_RC ? vhca_wr_opcode[wr->opcode] : -1;
 	case IBV_WR_BIND_MW:

@@ -38,8 +38,8 @@
 #define VHCA_QPEX_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
 			 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
-/* XRC: no READ (vhca's XRC targets refuse it), no local operations. */
-#define VHCA_QPEX_XRC_OPS (VHCA_QPEX_UC_OPS | \
+/* XRC: RC's remote operations; no local ones. */
+#define VHCA_QPEX_XRC_OPS (VHCA_QPEX_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
 			   VHCA_QPEX_ATOMIC_WRITE | \

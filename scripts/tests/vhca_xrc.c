@@ -9,12 +9,13 @@
  * with a CQ each.  SENDs of several packets land in the SRQ each names
  * (ibv_post_send's remote_srqn, and ibv_qp_ex's wr_set_xrc_srqn), a WRITE
  * with immediate lands exactly where it was aimed and completes a receive
- * WQE of the SRQ it names, with its immediate; ibv_open_qp opens the
- * XRC_RECV QP again.  Refused: an XRC SRQ without CQ (EINVAL), a receive
- * posted to an XRC_SEND QP (EINVAL), a READ on it (EINVAL), an XRC_RECV
- * QP without XRC domain (EINVAL), ibv_get_srq_num of a basic SRQ
- * (EOPNOTSUPP); a SEND naming the SRQ of another XRC domain or a number
- * no SRQ has completes with IBV_WC_REM_INV_REQ_ERR and lands nowhere.
+ * WQE of the SRQ it names, with its immediate; a READ through an SRQ reads
+ * exactly its bytes; ibv_open_qp opens the XRC_RECV QP again.  Refused:
+ * an XRC SRQ without CQ (EINVAL), a receive posted to an XRC_SEND QP
+ * (EINVAL), an XRC_RECV QP without XRC domain (EINVAL), ibv_get_srq_num
+ * of a basic SRQ (EOPNOTSUPP); a SEND naming the SRQ of another XRC
+ * domain or a number no SRQ has completes with IBV_WC_REM_INV_REQ_ERR and
+ * lands nowhere.
  * KTAP results; the exit status counts the failures.
  */
 #include <arpa/inet.h>
@@ -84,7 +85,7 @@ static uint8_t *new_buf(struct ibv_pd *pd, struct ibv_mr **mr)
 		return NULL;
 	memset(buf, 0xa5, BUF);
 	*mr = ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_WRITE);
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	return *mr ? buf : NULL;
 }
 
@@ -182,7 +183,8 @@ static int xrc_rts(struct ibv_qp *qp, int sgid_index,
 		return err;
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = tgt ? IBV_ACCESS_REMOTE_WRITE : 0,
+		.qp_access_flags = tgt ? IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ : 0,
 	};
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
@@ -351,6 +353,33 @@ static void write_imm(struct ini *a, struct tgt *b)
 	       "bytes differ");
 }
 
+/*
+ * A READ through SRQ 1 (the target checks its PD): the bytes read land in
+ * the sender's buffer, those after them untouched; no receive completes.
+ */
+static void read_back(struct ini *a, struct tgt *b)
+{
+	uint32_t at = 40960;
+	struct ibv_wc wc;
+	bool after = true;
+	int i, err;
+
+	fill(b->buf + at, MSG, 0x3c);
+	memset(a->buf, 0xee, MSG + AROUND);
+	err = ini_post(a, IBV_WR_RDMA_READ, b->srqn[1], 0,
+		       (uintptr_t)b->buf + at, b->mr->rkey);
+	result(!err, "READ through XRC SRQ 1 posted", "error %d", err);
+	if (err || !sent(a, IBV_WC_SUCCESS, "it completes"))
+		return;
+	for (i = 0; i < AROUND; i++)
+		after &= a->buf[MSG + i] == 0xee;
+	result(!memcmp(a->buf, b->buf + at, MSG) && after,
+	       "the bytes read land, those after them untouched",
+	       "bytes differ");
+	result(!poll1(b->cq[0], &wc, 1) && !poll1(b->cq[1], &wc, 1),
+	       "no receive completes at the target", "a completion came");
+}
+
 /* A SEND naming srqn fails with REM_INV_REQ_ERR; nothing is received. */
 static void refused_srqn(struct ini *a, struct tgt *b, uint32_t srqn,
 			 const char *what)
@@ -412,10 +441,6 @@ static void refusals(struct ini *a, struct tgt *b)
 	err = ibv_post_recv(a->qp, &rwr, &rbad);
 	result(err == EINVAL, "a receive posted to an XRC_SEND QP: EINVAL",
 	       "error %d", err);
-	err = ini_post(a, IBV_WR_RDMA_READ, b->srqn[0], 0,
-		       (uintptr_t)b->buf, b->mr->rkey);
-	result(err == EINVAL, "a READ posted to an XRC_SEND QP: EINVAL",
-	       "error %d", err);
 }
 
 static void open_qp(struct tgt *b)
@@ -460,6 +485,7 @@ int main(int argc, char **argv)
 	refusals(&a, &b);
 	sends(&a, &b);
 	write_imm(&a, &b);
+	read_back(&a, &b);
 	open_qp(&b);
 	refused_srqn(&a, &b, b.other_srqn,
 		     "a SEND naming another XRC domain's SRQ: REM_INV_REQ_ERR");

@@ -2078,7 +2078,7 @@ static struct ibv_srq *xrc_srq(struct objs *o, struct ibv_xrcd *xrcd,
 	return ibv_create_srq_ex(o->ctx, &sa);
 }
 
-/* The XRC_SEND QP: the SRQ numbers in its WQEs; no receives, no READ. */
+/* The XRC_SEND QP: the SRQ numbers in its WQEs; no receives, no local ops. */
 static void test_xrc_send(struct objs *o)
 {
 	struct ibv_qp_init_attr_ex qa = {
@@ -2128,9 +2128,17 @@ static void test_xrc_send(struct objs *o)
 	      "ibv_wr_set_xrc_srqn: the number in the WQE's xrc_srqn",
 	      "ret %d, xrc_srqn %#x", ret, sq_slot(fqp, 1)->xrc_srqn);
 	swr.opcode = IBV_WR_RDMA_READ;
+	swr.wr.rdma.remote_addr = 0x9000;
+	swr.wr.rdma.rkey = 0x1234;
 	ret = ibv_post_send(qp, &swr, &sbad);
-	check(ret == EINVAL && sbad == &swr, "post_send READ on XRC_SEND: EINVAL",
-	      "ret %d", ret);
+	check(!ret && sq_slot(fqp, 2)->opcode == VHCA_WR_RDMA_READ &&
+	      sq_slot(fqp, 2)->xrc_srqn == 0x123456,
+	      "post_send READ on XRC_SEND: a READ WQE with the SRQ number",
+	      "ret %d, opcode %u", ret, sq_slot(fqp, 2)->opcode);
+	swr.opcode = IBV_WR_LOCAL_INV;
+	ret = ibv_post_send(qp, &swr, &sbad);
+	check(ret == EINVAL && sbad == &swr,
+	      "post_send LOCAL_INV on XRC_SEND: EINVAL", "ret %d", ret);
 	ret = ibv_post_recv(qp, &rwr, &rbad);
 	check(ret == EINVAL && rbad == &rwr, "post_recv on XRC_SEND: EINVAL",
 	      "ret %d", ret);

@@ -116,6 +116,7 @@ struct vhca_rd_res {
 	u32 len;
 	u32 rkey;
 	u32 msn;			/* the MSN its responses carry */
+	u32 xrc_srqn;			/* XRC_TGT: the SRQ its request named */
 	struct vhca_rd_reply reply;
 	bool atomic;			/* an atomic's: its result, kept */
 	bool atomic_write;		/* ... an ATOMIC WRITE's (no value) */

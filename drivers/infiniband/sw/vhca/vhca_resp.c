@@ -335,16 +335,15 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 /*
  * XRC_TGT: the request names an XRC SRQ of the QP's domain (the receive
  * WQE, the CQ and the PD of its memory accesses), the same for every
- * packet of a message.  READs are refused: their responses are built
- * later, from no request that would name the SRQ.  0 with qp->resp.xsrq
+ * packet of a message.  A READ keeps the number: its responses, built
+ * later, look the SRQ up again (vhca_resp_rd.c).  0 with qp->resp.xsrq
  * set, or a NAK code.  Under rq_lock and RCU.
  */
 static int vhca_resp_xrc_srq(struct vhca_qp *qp, const struct vhca_pkt *pkt)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
 
-	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST ||
-	    (msg->active && msg->xrc_srqn != pkt->xrc_srqn))
+	if (msg->active && msg->xrc_srqn != pkt->xrc_srqn)
 		return VHCA_NAK_INVALID_REQ;
 	qp->resp.xsrq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device),
 					 pkt->xrc_srqn, qp->xrcd);

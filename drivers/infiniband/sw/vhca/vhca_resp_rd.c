@@ -12,18 +12,40 @@
 
 #include "vhca_engine.h"
 
-/* The MR a READ names, referenced and checked for remote read, or NULL. */
+/*
+ * The PD a READ is checked against: the QP's, or an XRC_TGT QP's, that of
+ * the XRC SRQ its request named, looked up again each time (NULL once it
+ * is destroyed: the rest of the READ is refused).  Under RCU: an SRQ
+ * found holds its PD.
+ */
+static const struct ib_pd *vhca_rd_pd(struct vhca_qp *qp, u32 xrc_srqn)
+{
+	struct vhca_srq *srq;
+
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->ibqp.pd;
+	srq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device), xrc_srqn, qp->xrcd);
+	return srq ? srq->ibsrq.pd : NULL;
+}
+
+/*
+ * The MR a READ names, referenced and checked for remote read through
+ * the XRC SRQ xrc_srqn's PD or the QP's, or NULL.  Under RCU.
+ */
 static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
-					 const struct vhca_pkt *pkt)
+					 const struct vhca_pkt *pkt,
+					 u32 xrc_srqn)
 {
 	struct vhca_mr *mr;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return NULL;
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
-	if (mr && vhca_mr_check_remote(mr, pkt->reth_rkey, &qp->ibqp,
-				       pkt->reth_va, pkt->reth_len,
-				       IB_ACCESS_REMOTE_READ)) {
+	if (mr && vhca_mr_check_remote_pd(mr, pkt->reth_rkey,
+					  vhca_rd_pd(qp, xrc_srqn),
+					  qp->ibqp.qp_num, pkt->reth_va,
+					  pkt->reth_len,
+					  IB_ACCESS_REMOTE_READ)) {
 		vhca_mr_put(mr);
 		return NULL;
 	}
@@ -97,7 +119,7 @@ static struct vhca_rd_res *vhca_resp_rd_take(struct vhca_qp *qp)
 int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		   u32 npsn)
 {
-	struct vhca_mr *mr = vhca_resp_read_mr(qp, pkt);
+	struct vhca_mr *mr = vhca_resp_read_mr(qp, pkt, pkt->xrc_srqn);
 	struct vhca_rd_res *res;
 
 	if (!mr)
@@ -114,6 +136,7 @@ int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		.len = pkt->reth_len,
 		.rkey = pkt->reth_rkey,
 		.msn = qp->resp.msn,
+		.xrc_srqn = pkt->xrc_srqn,
 	};
 	vhca_rd_reply_set(res, pkt, npsn);
 	return 0;
@@ -147,13 +170,14 @@ void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	struct vhca_rd_res *res = vhca_resp_rd_find(qp, pkt->psn);
 	struct vhca_mr *mr;
 
-	if (!res || pkt->reth_rkey != res->rkey || pkt->reth_va < res->va ||
+	if (!res || pkt->reth_rkey != res->rkey ||
+	    pkt->xrc_srqn != res->xrc_srqn || pkt->reth_va < res->va ||
 	    pkt->reth_len > res->len ||
 	    pkt->reth_va - res->va > res->len - pkt->reth_len ||
 	    vhca_psn_after(vhca_psn_add(pkt->psn, npsn),
 			   vhca_psn_add(res->psn, res->npsn)))
 		return;
-	mr = vhca_resp_read_mr(qp, pkt);
+	mr = vhca_resp_read_mr(qp, pkt, res->xrc_srqn);
 	if (!mr)
 		return;
 	vhca_mr_put(mr);
@@ -161,17 +185,20 @@ void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 }
 
 /*
- * Build responses first..first + n - 1 of reply from the MR of rkey (looked
- * up again: one deregistered since the request refuses the rest) onto
- * list.  Returns how many were built (fewer when memory ran short: the
- * requester reads again), or -EACCES.
+ * Build n responses of reply, from its next one on, from the MR of at's
+ * rkey, checked through at's PD (both looked up again: an MR deregistered
+ * or an XRC SRQ destroyed since the request refuses the rest), with at's
+ * MSN, onto list.  Returns how many were built (fewer when memory ran
+ * short: the requester reads again), or -EACCES.
  */
 static int vhca_resp_read_build(struct vhca_qp *qp,
-				const struct vhca_rd_reply *reply, u32 rkey,
-				u32 msn, u32 n, struct sk_buff_head *list)
+				const struct vhca_rd_reply *reply,
+				const struct vhca_rd_res *at, u32 n,
+				struct sk_buff_head *list)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 mtu = vhca_qp_mtu(qp), i, index;
+	u32 mtu = vhca_qp_mtu(qp), rkey = at->rkey, i, index;
+	const struct ib_pd *pd = NULL;
 	struct vhca_mr *mr = NULL;
 	struct sk_buff *skb;
 	void *payload;
@@ -182,11 +209,14 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		if (!mr)
 			return -EACCES;
 	}
+	rcu_read_lock();
+	if (mr)
+		pd = vhca_rd_pd(qp, at->xrc_srqn);
 	for (i = 0; i < n && !err; i++) {
 		struct vhca_pkt rsp = {
 			.dqpn = qp->attr.dest_qp_num,
 			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-			.aeth_msn = msn,
+			.aeth_msn = at->msn,
 		};
 		u64 va;
 
@@ -201,9 +231,10 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 		rsp.opcode |= vhca_qp_transport(qp);
-		if (mr && vhca_mr_check_remote(mr, rkey, &qp->ibqp, va,
-					       rsp.paylen,
-					       IB_ACCESS_REMOTE_READ)) {
+		if (mr && vhca_mr_check_remote_pd(mr, rkey, pd,
+						  qp->ibqp.qp_num, va,
+						  rsp.paylen,
+						  IB_ACCESS_REMOTE_READ)) {
 			err = -EACCES;
 			break;
 		}
@@ -218,6 +249,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		else
 			__skb_queue_tail(list, skb);
 	}
+	rcu_read_unlock();
 	if (mr)
 		vhca_mr_put(mr);
 	return err ? -EACCES : i;
@@ -237,10 +269,9 @@ bool vhca_resp_read_pass(struct vhca_qp *qp)
 {
 	struct sk_buff_head list;
 	struct vhca_rd_reply reply;
-	struct vhca_rd_res *res;
+	struct vhca_rd_res *res, at;
 	unsigned long flags;
 	bool fatal = false;
-	u32 rkey, msn;
 	int built;
 
 	__skb_queue_head_init(&list);
@@ -256,11 +287,10 @@ bool vhca_resp_read_pass(struct vhca_qp *qp)
 	}
 	qp->resp.rd_pass = true;
 	reply = res->reply;
-	rkey = res->rkey;
-	msn = res->msn;
+	at = *res;
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 
-	built = vhca_resp_read_build(qp, &reply, rkey, msn,
+	built = vhca_resp_read_build(qp, &reply, &at,
 				     min_t(u32, reply.npkts - reply.sent,
 					   VHCA_RESP_READ_BUDGET), &list);
 
