@@ -437,6 +437,20 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		progress = vhca_comp_atomic_ack(qp, pkt, &res);
 	else
 		progress = vhca_comp_read_response(qp, pkt, skb, off, &res);
+	/*
+	 * The answer to a lone READ or atomic is, to the doorbell, what a
+	 * message received is to the responder's (vhca_db_expire()): the
+	 * process is likely to post again on its completion (ib_read_lat),
+	 * so the next window is skipped and that post kicks at once instead
+	 * of waiting for db_timer.  A stream, with more in flight, keeps
+	 * its windows (its posts need no system call).  The answer has
+	 * completed its WQE by now: nothing is left in flight, nor posted.
+	 */
+	if (progress && !vhca_req_busy(qp) && !vhca_req_pending(qp) &&
+	    (pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE ||
+	     pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
+	     pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY))
+		qp->db.answer = true;
 	if (progress)
 		vhca_comp_progress(qp, &res);
 	else if (res.fatal == IB_WC_SUCCESS)
