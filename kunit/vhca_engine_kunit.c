@@ -591,6 +591,45 @@ static void engine_rnr_retry_infinite(struct kunit *test)
 }
 
 /*
+ * With the doorbell's poll window on: a lone WRITE's ACK opens the window
+ * (db_timer looks at the doorbell when it ends, no NEEDS_WAKEUP yet),
+ * while the answer to a lone READ sets NEEDS_WAKEUP at once, as a message
+ * received does: the process's next post kicks without waiting.
+ */
+static void engine_db_lone_read_wakes(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_qp *qp = t->req;
+
+	/* A window that cannot end by itself while the test looks. */
+	poll_budget = USEC_PER_SEC;
+	post_send(t, 1, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
+	vhca_req_run(qp);
+	loop_sent(t);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_GRACE);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(qp->recs.st->flags) &
+			   VHCA_STATUS_NEEDS_WAKEUP);
+	/* The window's end, as db_timer's: nothing came, so it sleeps. */
+	hrtimer_cancel(&qp->db.timer);
+	vhca_db_expire(qp, false);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
+			  VHCA_STATUS_NEEDS_WAKEUP);
+
+	post_send(t, 2, VHCA_WR_RDMA_READ, t->local, 8, (uintptr_t)t->remote);
+	vhca_req_run(qp);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(qp->recs.st->flags) &
+			   VHCA_STATUS_NEEDS_WAKEUP);
+	loop_sent(t);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_AWAKE);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
+			  VHCA_STATUS_NEEDS_WAKEUP);
+}
+
+/*
  * The end of the RNR delay alone sends the WQE again, and the delay is
  * not a timeout: retry_cnt is not spent on it.  A kick during the delay
  * sends nothing.
@@ -2241,6 +2280,7 @@ static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_rnr_retry_infinite),
 	KUNIT_CASE(engine_rnr_delay_resends),
 	KUNIT_CASE(engine_ack_for_nothing),
+	KUNIT_CASE(engine_db_lone_read_wakes),
 	KUNIT_CASE(engine_no_send_queue),
 	KUNIT_CASE(engine_rts_to_rts_keeps_psn),
 	KUNIT_CASE(engine_read_gap_rerequested),
