@@ -75,9 +75,10 @@ static inline struct ibv_context *open_port(const char *name, uint8_t port,
 /*
  * Where qp_rts() takes a connected QP: the peer's GID and QP number from
  * our port and GID index, the path MTU and the PSNs; the remote accesses
- * granted; RC only: the READ/atomic depth both ways, the retransmit
- * timeout (4.096 us x 2^timeout) and the retry counts (7: RNR retries
- * without end).  min_rnr_timer is 1 (0.01 ms).
+ * granted; RC and XRC only (each its side, qp_rts()): the READ/atomic
+ * depth both ways, the retransmit timeout (4.096 us x 2^timeout) and the
+ * retry counts (7: RNR retries without end).  min_rnr_timer is 1
+ * (0.01 ms).
  */
 struct qp_path {
 	uint8_t port;
@@ -92,13 +93,16 @@ struct qp_path {
 };
 
 /*
- * An RC or UC QP in any state to RESET, INIT, RTR and RTS along path (UC
- * takes none of RC's attributes).  0, or the errno of the modify that
- * failed.
+ * An RC, UC or XRC QP in any state to RESET, INIT, RTR and RTS along path:
+ * the responder's attributes for RC and XRC_RECV, the requester's for RC
+ * and XRC_SEND (an XRC_RECV QP takes the timeout still), none of them for
+ * UC.  0, or the errno of the modify that failed.
  */
 static inline int qp_rts(struct ibv_qp *qp, const struct qp_path *path)
 {
 	bool rc = qp->qp_type == IBV_QPT_RC;
+	bool resp = rc || qp->qp_type == IBV_QPT_XRC_RECV;
+	bool req = rc || qp->qp_type == IBV_QPT_XRC_SEND;
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
 	int err;
 
@@ -126,8 +130,8 @@ static inline int qp_rts(struct ibv_qp *qp, const struct qp_path *path)
 	};
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    (rc ? IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER : 0));
+			    (resp ? IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER : 0));
 	if (err)
 		return err;
 	a = (struct ibv_qp_attr){
@@ -136,9 +140,9 @@ static inline int qp_rts(struct ibv_qp *qp, const struct qp_path *path)
 		.rnr_retry = path->rnr_retry, .max_rd_atomic = path->rd_atomic,
 	};
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				   IBV_QP_RNR_RETRY |
-				   IBV_QP_MAX_QP_RD_ATOMIC : 0));
+			     (req || resp ? IBV_QP_TIMEOUT : 0) |
+			     (req ? IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				    IBV_QP_MAX_QP_RD_ATOMIC : 0));
 }
 
 /* Milliseconds on the monotonic clock. */

@@ -174,46 +174,15 @@ static int tgt_open(struct tgt *b, const char *name, const char *gid)
 static int xrc_rts(struct ibv_qp *qp, int sgid_index,
 		   const union ibv_gid *dgid, uint32_t dqpn)
 {
-	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
-	int err;
+	struct qp_path path = {
+		.port = PORT, .sgid_index = sgid_index, .dgid = *dgid,
+		.mtu = IBV_MTU_1024, .dqpn = dqpn, .rq_psn = PSN, .sq_psn = PSN,
+		.access = qp->qp_type == IBV_QPT_XRC_RECV ?
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0,
+		.rd_atomic = 1, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+	};
 
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
-	if (err)
-		return err;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = tgt ? IBV_ACCESS_REMOTE_WRITE |
-					 IBV_ACCESS_REMOTE_READ : 0,
-	};
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR,
-		.ah_attr = {
-			.is_global = 1, .port_num = PORT,
-			.grh = { .dgid = *dgid, .hop_limit = 64,
-				 .sgid_index = sgid_index },
-		},
-		.path_mtu = IBV_MTU_1024, .dest_qp_num = dqpn, .rq_psn = PSN,
-		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
-	};
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC |
-				   IBV_QP_MIN_RNR_TIMER : 0));
-	if (err)
-		return err;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS, .sq_psn = PSN, .timeout = 14,
-		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
-	};
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT |
-			     (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					IBV_QP_MAX_QP_RD_ATOMIC));
+	return qp_rts(qp, &path);
 }
 
 static int connect_both(struct ini *a, struct tgt *b)
