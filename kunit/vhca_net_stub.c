@@ -44,6 +44,35 @@ bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
 }
 
 /*
+ * Direct placement: the device a case sets here is every QP's local peer
+ * device (NULL: none, every run takes packets).
+ */
+static struct vhca_dev *engine_test_direct_dev;
+
+int vhca_net_direct(struct vhca_dev *vdev, const struct ib_global_route *grh,
+		    bool (*place)(struct vhca_dev *dst, void *arg), void *arg)
+{
+	bool taken;
+
+	if (!engine_test_direct_dev)
+		return -ENODEV;
+	local_bh_disable();
+	rcu_read_lock();
+	taken = place(engine_test_direct_dev, arg);
+	rcu_read_unlock();
+	local_bh_enable();
+	return taken;
+}
+
+/* As vhca_net_rx_from(): the source GID, and the sending QP. */
+bool vhca_net_direct_from(const struct ib_global_route *spath, u32 sqpn,
+			  const struct ib_global_route *path, u32 peer_qpn)
+{
+	return sqpn == peer_qpn &&
+	       !memcmp(&engine_test_source_gid, &path->dgid, sizeof(path->dgid));
+}
+
+/*
  * The bare device has no GID table: the lingering QPs' lookup of their
  * source GID gets this entry (only the engine's code in this module calls
  * these two).

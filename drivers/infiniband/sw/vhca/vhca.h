@@ -40,6 +40,7 @@ enum vhca_counter {
 	VHCA_CNT_UC_DROPS,		/* UC messages dropped (vhca_resp.c) */
 	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
 	VHCA_CNT_LOCAL_RX_PACKETS,
+	VHCA_CNT_DIRECT_PACKETS,	/* placed without packets (vhca_req.c) */
 	/* Received and dropped (Documentation/engine.md, Receive checks). */
 	VHCA_CNT_RX_ICRC_ERRORS,
 	VHCA_CNT_RX_MALFORMED,		/* headers, lengths, wrong transport */

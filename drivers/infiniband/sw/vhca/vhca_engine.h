@@ -290,6 +290,25 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  */
 void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		     u16 opflags, struct sk_buff *skb, u32 off);
+/**
+ * vhca_resp_local() - a local requester's run of packets, placed directly
+ * @qp: the responder's QP, an RC QP of the requester's peer (found under
+ *      RCU, BHs off, its peer checked by the caller)
+ * @pkt: the run as one packet: the first's PSN, the opcode of the whole
+ *       run (FIRST, MIDDLE, LAST or ONLY), all of its payload, ackreq when
+ *       one of its packets asks
+ * @npkts: the packets (PSNs) it stands for
+ * @src: where its payload comes from, the requester's memory
+ * @src_off: the offset of its first byte in the message
+ *
+ * Checks and places as for the packets, and answers as they would be
+ * (one ACK, for the run's last PSN).
+ *
+ * Return: false when the responder does not take it (see
+ * vhca_resp_handle()): the requester sends its packets.
+ */
+bool vhca_resp_local(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		     u32 npkts, struct vhca_src *src, u32 src_off);
 bool vhca_resp_run(struct vhca_qp *qp);
 void vhca_resp_drop_held(struct vhca_qp *qp);
 /*

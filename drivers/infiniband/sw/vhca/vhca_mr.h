@@ -387,6 +387,32 @@ int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
 		     struct sk_buff *skb, u32 skb_off, u32 len,
 		     enum vhca_copy_dir dir);
 
+/*
+ * The payload of a local requester's message (direct placement, no
+ * packets): the bytes of its WQE, its inline data or gathered through its
+ * SGEs (a kernel copy its requester validated) with its device's MRs and
+ * its PD's rights.  failed: a gather failed, the sender's error (an SGE's
+ * MR gone or no longer granting the range since the WQE was checked),
+ * not the receiver's.
+ */
+struct vhca_src {
+	struct vhca_dev *vdev;
+	const struct ib_pd *pd;
+	const struct vhca_sge *sge;
+	u32 num_sge;
+	const u8 *data;		/* inline data, or NULL: sge */
+	bool failed;
+};
+
+/*
+ * vhca_mr_copy() into the MR, the bytes [src_off, src_off + len) of src
+ * in place of buf: one copy from the sender's memory to the receiver's
+ * (through the stack, a chunk at a time, into a fast MR or a window,
+ * whose lock is held while they copy).  A failed gather sets src->failed.
+ */
+int vhca_mr_copy_src(struct vhca_mr *mr, u32 key, u64 iova,
+		     struct vhca_src *src, u32 src_off, u32 len);
+
 enum vhca_atomic_op {
 	VHCA_ATOMIC_FETCH_ADD,
 	VHCA_ATOMIC_CMP_SWAP,
@@ -439,6 +465,10 @@ int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
 		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
 		      struct sk_buff *skb, u32 skb_off, u32 len,
 		      enum vhca_copy_dir dir, int access);
+/* vhca_sge_copy() to scatter, from src as vhca_mr_copy_src() has it. */
+int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
+		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		      struct vhca_src *src, u32 src_off, u32 len, int access);
 
 int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);

@@ -12,16 +12,40 @@
 #include "vhca.h"
 
 /*
- * The kernel side of a copy: a buffer, or (skb set) an skb's data from
- * offset off.  off advances with every chunk copied.
+ * What an MR access moves: buf or skb at off, a local requester's payload
+ * at off (src: a copy into the MR, gathered straight from the sender's
+ * memory), or an atomic's operands.  off advances with every chunk copied.
  */
-/* What an MR access moves: buf or skb at off, or an atomic's operands. */
 struct vhca_kbuf {
 	void *buf;
 	struct sk_buff *skb;
+	struct vhca_src *src;
 	u32 off;
 	struct vhca_atomic *atomic;
 };
+
+/* Bytes a copy into a locked MR takes through the stack at a time. */
+#define VHCA_BOUNCE_BYTES	512
+
+/*
+ * n bytes of a local requester's payload, from off, to mem: its inline
+ * data, or gathered through its SGEs with its PD's rights.  A failure is
+ * the sender's (src->failed), not the receiver's.
+ */
+static int vhca_src_gather(struct vhca_src *src, u32 off, void *mem, u32 n)
+{
+	int err;
+
+	if (src->data) {
+		memcpy(mem, src->data + off, n);
+		return 0;
+	}
+	err = vhca_sge_copy(src->vdev, src->pd, src->sge, src->num_sge, off,
+			    mem, n, VHCA_COPY_FROM_MR, 0);
+	if (err)
+		src->failed = true;
+	return err;
+}
 
 /*
  * The atomic on the 8 bytes at mem, as the CPU's own atomics: atomic
@@ -59,7 +83,9 @@ static int vhca_kbuf_copy(struct vhca_kbuf *kb, void *mem, u32 n,
 
 	if (kb->atomic)
 		return vhca_kbuf_atomic(kb->atomic, mem, n);
-	if (kb->skb && dir == VHCA_COPY_TO_MR)
+	if (kb->src)
+		err = vhca_src_gather(kb->src, kb->off, mem, n);
+	else if (kb->skb && dir == VHCA_COPY_TO_MR)
 		err = skb_copy_bits(kb->skb, kb->off, mem, n);
 	else if (kb->skb)
 		err = skb_store_bits(kb->skb, kb->off, mem, n);
@@ -157,6 +183,40 @@ static int vhca_mw_xfer_locked(struct vhca_mr *win, u32 key, u64 iova,
 }
 
 static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
+			struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir);
+
+/*
+ * A local requester's payload into a fast MR or through a window, whose
+ * lock is held while it copies: gathered first through the stack, a chunk
+ * at a time, so that no MR's lock is ever taken under another's (two such
+ * copies in opposite directions would deadlock).
+ */
+static int vhca_mr_xfer_bounced(struct vhca_mr *mr, u32 key, u64 iova,
+				struct vhca_kbuf *kb, u32 len)
+{
+	u8 bounce[VHCA_BOUNCE_BYTES];
+	struct vhca_kbuf b = { .buf = bounce };
+	int err;
+	u32 n;
+
+	while (len) {
+		n = min_t(u32, len, sizeof(bounce));
+		err = vhca_src_gather(kb->src, kb->off, bounce, n);
+		if (!err) {
+			b.off = 0;
+			err = vhca_mr_xfer(mr, key, iova, &b, n,
+					   VHCA_COPY_TO_MR);
+		}
+		if (err)
+			return err;
+		kb->off += n;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
 			struct vhca_kbuf *kb, u32 len, enum vhca_copy_dir dir)
 {
 	unsigned long flags;
@@ -164,6 +224,8 @@ static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
 
 	if (!len)
 		return 0;
+	if (kb->src && !kb->src->data && (mr->fast || vhca_mr_is_mw(mr)))
+		return vhca_mr_xfer_bounced(mr, key, iova, kb, len);
 	if (!mr->fast && !vhca_mr_is_mw(mr))
 		return vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
 	spin_lock_irqsave(&mr->lock, flags);
@@ -192,6 +254,14 @@ int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
 	if (!vhca_skb_range_ok(skb, skb_off, len))
 		return -EFAULT;
 	return vhca_mr_xfer(mr, key, iova, &kb, len, dir);
+}
+
+int vhca_mr_copy_src(struct vhca_mr *mr, u32 key, u64 iova,
+		     struct vhca_src *src, u32 src_off, u32 len)
+{
+	struct vhca_kbuf kb = { .src = src, .off = src_off };
+
+	return vhca_mr_xfer(mr, key, iova, &kb, len, VHCA_COPY_TO_MR);
 }
 
 int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
@@ -288,4 +358,14 @@ int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
 	}
 	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len, dir,
 			     access);
+}
+
+int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
+		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		      struct vhca_src *src, u32 src_off, u32 len, int access)
+{
+	struct vhca_kbuf kb = { .src = src, .off = src_off };
+
+	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len,
+			     VHCA_COPY_TO_MR, access);
 }

@@ -614,6 +614,44 @@ static bool vhca_net_local(struct vhca_dev *vdev, const union ib_gid *dgid,
 	return done;
 }
 
+int vhca_net_direct(struct vhca_dev *vdev, const struct ib_global_route *grh,
+		    bool (*place)(struct vhca_dev *dst, void *arg), void *arg)
+{
+	const struct ib_gid_attr *sattr = grh->sgid_attr;
+	const struct in6_addr *daddr = (const struct in6_addr *)grh->dgid.raw;
+	struct vhca_net *vnet = READ_ONCE(vdev->net.vnet);
+	struct vhca_dev *dst;
+	bool taken;
+
+	if (READ_ONCE(force_wire) || !vnet || !sattr ||
+	    sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    rdma_is_multicast_addr((struct in6_addr *)daddr) ||
+	    ipv6_addr_v4mapped(daddr) !=
+	    ipv6_addr_v4mapped((const struct in6_addr *)sattr->gid.raw))
+		return -ENODEV;
+	/* Holds dst's registration: its removal waits for the put below. */
+	dst = vhca_net_find_dev(vnet, &grh->dgid);
+	if (!dst)
+		return -ENODEV;
+	local_bh_disable();
+	rcu_read_lock();
+	taken = place(dst, arg);
+	rcu_read_unlock();
+	local_bh_enable();
+	ib_device_put(&dst->ibdev);
+	return taken;
+}
+
+bool vhca_net_direct_from(const struct ib_global_route *spath, u32 sqpn,
+			  const struct ib_global_route *path, u32 peer_qpn)
+{
+	return spath->sgid_attr && path->sgid_attr && sqpn == peer_qpn &&
+	       !memcmp(&spath->sgid_attr->gid, &path->dgid,
+		       sizeof(path->dgid)) &&
+	       !memcmp(&spath->dgid, &path->sgid_attr->gid,
+		       sizeof(path->dgid));
+}
+
 /*
  * A copy of multicast skb (headers pushed) to each vhca device of vdev's
  * namespace with a QP in group mgid, in the kernel.  A copy this CPU is

@@ -74,6 +74,28 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		  u16 sport, struct sk_buff *skb);
 
 /*
+ * Direct placement: place(dst, arg) for the device dst of vdev's namespace
+ * that owns grh->dgid, where vhca_net_xmit() would deliver a packet of grh
+ * in the kernel, with dst held, BHs off and under RCU, as the packet's
+ * receive would run.  Returns place's result (1: taken, 0: not), or
+ * -ENODEV when such a packet would take the wire (no such device,
+ * force_wire, multicast) or could not be sent.  Any context, no QP lock
+ * held.
+ */
+int vhca_net_direct(struct vhca_dev *vdev, const struct ib_global_route *grh,
+		    bool (*place)(struct vhca_dev *dst, void *arg), void *arg);
+
+/*
+ * Direct placement: whether a run of packets from the RC QP sqpn of path
+ * spath, placed directly, is from the peer of the QP whose path is path
+ * and whose dest_qp_num is peer_qpn: the run's packets would pass
+ * vhca_net_rx_from() there (source and destination GIDs, sending QP).
+ */
+bool vhca_net_direct_from(const struct ib_global_route *spath, u32 sqpn,
+			  const struct ib_global_route *path, u32 peer_qpn);
+
+
+/*
  * What a packet carries in skb->cb on its way to the rx handler: the
  * sender sets src_qpn (zeroed by vhca_net_alloc_skb(): no QP) before
  * vhca_net_xmit(), which sets local when it delivers in the kernel; the

@@ -86,6 +86,14 @@
 #define VHCA_RESP_READ_BUDGET	64
 #define VHCA_RESP_BACKLOG	256
 
+/*
+ * Direct placement between local ports: runs one requester pass builds
+ * at most, and the payload bytes of one (a path MTU at least), which the
+ * peer's responder places under its rq_lock, interrupts off.
+ */
+#define VHCA_REQ_SEGS		8
+#define VHCA_REQ_SEG_BYTES	16384
+
 /* Doorbell: poll_budget's default, microseconds of watching an idle ring. */
 #define VHCA_POLL_BUDGET_US	20
 

@@ -155,6 +155,8 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 		qp->req.retry_left = qp->attr.retry_cnt;
 		qp->req.rnr_left = qp->attr.rnr_retry;
 		qp->req.rnr_wait = false;
+		qp->req.wire = false;
+		qp->req.remote = false;
 		break;
 	case IB_QPS_ERR:
 	case IB_QPS_RESET:

@@ -62,12 +62,35 @@ struct vhca_rmsg {
 	u32 xrc_srqn;			/* XRC_TGT: the message's XRC SRQ */
 };
 
+/*
+ * Direct placement (vhca_req.c): a run of an RC WQE's packets for a local
+ * peer, built by a pass and placed by the peer's responder after it.
+ */
+struct vhca_req_seg {
+	struct vhca_pkt pkt;		/* the run as one packet */
+	u32 npkts;			/* the packets it stands for */
+	u32 off;			/* its payload's offset in the message */
+	struct vhca_swqe *wqe;		/* the payload's WQE (stable: the
+					 * pass that built it runs) */
+};
+
 /* Requester (vhca_req.c): WQEs to packets; under sq_lock. */
 struct vhca_qp_req {
 	struct vhca_swqe *swqe;		/* one per SQ slot (RC, UC) */
 	u32 next;			/* next WQE to (re)send */
 	u32 pkt;			/* packets of it sent already */
 	u32 psn;			/* PSN of the next new packet */
+	/*
+	 * Direct placement: runs the pass built, for after it drops the
+	 * lock; packets (no runs) until the peer acknowledged wire_end,
+	 * the PSN after the last packet sent (wire), and for good once the
+	 * peer was found not local (remote, until the next RTR).
+	 */
+	struct vhca_req_seg segs[VHCA_REQ_SEGS];
+	u32 nsegs;
+	bool wire;
+	bool remote;
+	u32 wire_end;
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;			/* an RNR NAK's delay is on the timer */

@@ -260,20 +260,21 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 }
 
 /*
- * Queue packet n of WQE wqe.  Returns 0, or the work completion status that
- * fails the WQE (its local memory could not be read).
+ * The fields of packets n to n + count - 1 of WQE wqe, as one packet: the
+ * opcode of the run (FIRST, MIDDLE, LAST or ONLY: that of packet n alone
+ * when count is 1), the first one's PSN, all of their payload; ackreq when
+ * one of them asks (the last of a message, and every VHCA_REQ_ACK_EVERY
+ * packets).
  */
-static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
-			   struct sk_buff_head *list)
+static void vhca_req_fill(struct vhca_qp *qp, const struct vhca_swqe *wqe,
+			  u32 n, u32 count, struct vhca_pkt *pkt)
 {
-	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
 	bool rd_atomic = vhca_wr_rd_atomic(wqe->hdr.opcode);
 	u32 mtu = vhca_qp_mtu(qp), npkts = vhca_pkt_npkts(wqe->len, mtu);
-	bool first = n == 0, last = rd_atomic || n == npkts - 1;
+	bool first = n == 0, last = rd_atomic || n + count == npkts;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
-	u32 done = 0;
-	struct vhca_pkt pkt = {
+
+	*pkt = (struct vhca_pkt){
 		/* UC's and XRC's opcodes: RC's, their own transport. */
 		.opcode = vhca_req_opcode(wqe->hdr.opcode, first, last) |
 			  vhca_qp_transport(qp),
@@ -281,9 +282,10 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = vhca_psn_add(wqe->first_psn, n),
 		.paylen = vhca_wr_no_payload(wqe->hdr.opcode) ? 0 :
-			  vhca_pkt_seg_len(wqe->len, mtu, n),
+			  min_t(u64, wqe->len - (u64)n * mtu, (u64)count * mtu),
 		/* Nothing acknowledges UC. */
-		.ackreq = !uc && (last || !((n + 1) % VHCA_REQ_ACK_EVERY)),
+		.ackreq = !uc && (last || (n + count) / VHCA_REQ_ACK_EVERY !=
+					  n / VHCA_REQ_ACK_EVERY),
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
 		.ieth_rkey = wqe->hdr.invalidate_rkey,
@@ -295,9 +297,25 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 				wqe->hdr.atomic.compare_add,
 		.atm_compare = wqe->hdr.atomic.compare_add,
 	};
+}
+
+/*
+ * Queue packet n of WQE wqe.  Returns 0, or the work completion status that
+ * fails the WQE (its local memory could not be read).
+ */
+static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
+			   struct sk_buff_head *list)
+{
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
+	u32 mtu = vhca_qp_mtu(qp);
+	struct vhca_pkt pkt;
 	struct sk_buff *skb;
 	void *payload;
+	u32 done = 0;
 	int err = 0;
+
+	vhca_req_fill(qp, wqe, n, 1, &pkt);
 
 	/* A READ partly answered already asks only for the rest again. */
 	if (read && wqe == vhca_qp_swqe(qp, qp->sq_tail) &&
@@ -372,6 +390,50 @@ bool vhca_req_pending(struct vhca_qp *qp)
 }
 
 /*
+ * Direct placement: whether the requester may build a run of WQE wqe's
+ * packets for the peer's responder to place from its memory, without
+ * packets: an RC SEND or WRITE (READs and atomics are answered by
+ * packets), with no packet in flight that a run could overtake (until
+ * the peer acknowledged wire_end), to a peer not found remote.  Whether
+ * the peer is local, the delivery finds out (vhca_req_deliver()).
+ */
+static bool vhca_req_direct(struct vhca_qp *qp, const struct vhca_swqe *wqe)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC || qp->req.remote ||
+	    vhca_wr_rd_atomic(wqe->hdr.opcode))
+		return false;
+	if (qp->req.wire &&
+	    !vhca_psn_before(qp->comp.acked_psn, qp->req.wire_end))
+		qp->req.wire = false;
+	return !qp->req.wire;
+}
+
+/*
+ * A run of WQE wqe's packets from req.pkt on, budget at most, for after the
+ * pass (vhca_req_deliver()): as many as the window and VHCA_REQ_SEG_BYTES
+ * allow (one at least).  Returns the packets it covers, 0 when the pass
+ * has built as many runs as it can hold.
+ */
+static u32 vhca_req_seg(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 budget)
+{
+	u32 mtu = vhca_qp_mtu(qp), n = qp->req.pkt, count;
+	struct vhca_req_seg *seg;
+
+	if (qp->req.nsegs == VHCA_REQ_SEGS)
+		return 0;
+	count = min3(vhca_pkt_npkts(wqe->len, mtu) - n, budget,
+		     max_t(u32, 1, VHCA_REQ_SEG_BYTES / mtu));
+	count = min_t(u32, count, VHCA_REQ_WINDOW -
+		      vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn));
+	seg = &qp->req.segs[qp->req.nsegs++];
+	vhca_req_fill(qp, wqe, n, count, &seg->pkt);
+	seg->npkts = count;
+	seg->off = n * mtu;
+	seg->wqe = wqe;
+	return count;
+}
+
+/*
  * One requester pass: sends up to VHCA_REQ_BUDGET packets of the WQEs
  * the doorbell shows, onto list.  Under sq_lock, in the RTS state.
  * Returns true when the budget ran out with packets left to send; a WQE
@@ -385,6 +447,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct vhca_swqe *wqe;
 	bool kicked = qp->db.kicked;
+	u32 sent;
 	int status;
 
 	mtu = vhca_qp_mtu(qp);
@@ -429,16 +492,27 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
 							  qp->attr.max_rd_atomic))
 			break;
-		status = vhca_req_packet(qp, wqe, qp->req.pkt, list);
-		if (status) {
-			if (qp->req.next == qp->sq_tail)
-				*failed = status;
-			wqe->wc_status = status;
-			break;
+		if (vhca_req_direct(qp, wqe)) {
+			sent = vhca_req_seg(qp, wqe, budget);
+			if (!sent)
+				break;
+		} else {
+			status = vhca_req_packet(qp, wqe, qp->req.pkt, list);
+			if (status) {
+				if (qp->req.next == qp->sq_tail)
+					*failed = status;
+				wqe->wc_status = status;
+				break;
+			}
+			sent = 1;
+			/* No run may overtake it until it is acknowledged. */
+			qp->req.wire = true;
+			qp->req.wire_end = vhca_psn_add(vhca_req_next_psn(qp), 1);
 		}
-		budget--;
+		budget -= sent;
+		qp->req.pkt += sent;
 		if (vhca_wr_rd_atomic(wqe->hdr.opcode) ||
-		    ++qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
+		    qp->req.pkt == vhca_pkt_npkts(wqe->len, mtu)) {
 			qp->req.pkt = 0;
 			/*
 			 * UC: done once its last packet is built (its payload
@@ -460,18 +534,139 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 }
 
 /*
- * One requester pass, its packets sent after the lock is dropped, then the
- * doorbell's state.  Passes never overlap, so packets leave in PSN order: a
- * caller that finds one under way leaves a note (req_again) for it.
+ * Send again from psn on: the WQE holding it and all after it (a READ from
+ * its request).  Under sq_lock, with WQEs outstanding.  Returns false when
+ * nothing was sent from psn on.
+ */
+static bool vhca_req_go_back(struct vhca_qp *qp, u32 psn)
+{
+	u32 i, end = qp->req.next + !!qp->req.pkt, mtu = vhca_qp_mtu(qp);
+	struct vhca_swqe *wqe;
+	s32 pkt;
+
+	for (i = qp->sq_tail; i != end; i++) {
+		wqe = vhca_qp_swqe(qp, i);
+		if (!vhca_psn_before(wqe->last_psn, psn))
+			break;
+	}
+	if (i == end)
+		return false;	/* nothing sent from psn on */
+	wqe = vhca_qp_swqe(qp, i);
+	pkt = vhca_psn_diff(psn, wqe->first_psn);
+	qp->req.next = i;
+	qp->req.pkt = vhca_wr_rd_atomic(wqe->hdr.opcode) || pkt < 0 ? 0 :
+		     min_t(u32, pkt, vhca_pkt_npkts(wqe->len, mtu) - 1);
+	wqe = vhca_qp_swqe(qp, qp->sq_tail);
+	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||
+	    vhca_psn_before(qp->comp.psn, wqe->first_psn) ||
+	    vhca_psn_after(qp->comp.psn, wqe->last_psn))
+		qp->comp.psn = wqe->first_psn;
+	return true;
+}
+
+void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
+{
+	if (vhca_req_go_back(qp, psn))
+		atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
+}
+
+/* A run, for vhca_net_direct() to hand to vhca_req_place(). */
+struct vhca_req_run_arg {
+	struct vhca_qp *qp;
+	struct vhca_req_seg *seg;
+};
+
+/*
+ * Place run seg of qp in device dst's memory, through the responder of
+ * its peer QP there (BHs off, RCU): only a connected RC QP of that number
+ * whose peer is qp takes it, as only it takes the run's packets
+ * (vhca_engine_rx()).  Counted as the packets would be, delivered in the
+ * kernel, and in direct_packets.
+ */
+static bool vhca_req_place(struct vhca_dev *dst, void *arg)
+{
+	struct vhca_req_run_arg *run = arg;
+	struct vhca_qp *qp = run->qp, *peer;
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vhca_req_seg *seg = run->seg;
+	struct vhca_swqe *wqe = seg->wqe;
+	struct vhca_src src = {
+		.vdev = vdev,
+		.pd = qp->ibqp.pd,
+		.sge = wqe->sge,
+		.num_sge = wqe->hdr.num_sge,
+		.data = wqe->hdr.flags & VHCA_WQE_INLINE ? wqe->data : NULL,
+	};
+	u32 bytes;
+
+	peer = xa_load(&dst->qp_xa, seg->pkt.dqpn);
+	if (!peer || READ_ONCE(peer->dying) ||
+	    peer->ibqp.qp_type != IB_QPT_RC ||
+	    !vhca_net_direct_from(&qp->attr.ah_attr.grh, qp->ibqp.qp_num,
+				  &peer->attr.ah_attr.grh,
+				  peer->attr.dest_qp_num) ||
+	    !vhca_resp_local(peer, &seg->pkt, seg->npkts, &src, seg->off))
+		return false;
+	/* BTH through ICRC of each packet: one RETH, ImmDt or IETH each. */
+	bytes = vhca_pkt_opinfo(seg->pkt.opcode)->hdr_len +
+		(seg->npkts - 1) * IB_BTH_BYTES + seg->pkt.paylen +
+		vhca_pkt_pad(seg->pkt.paylen) + seg->npkts * IB_ICRC_BYTES;
+	atomic64_add(seg->npkts, &vdev->counters[VHCA_CNT_TX_PACKETS]);
+	atomic64_add(bytes, &vdev->counters[VHCA_CNT_TX_BYTES]);
+	atomic64_add(seg->npkts, &vdev->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
+	atomic64_add(seg->npkts, &vdev->counters[VHCA_CNT_DIRECT_PACKETS]);
+	atomic64_add(seg->npkts, &dst->counters[VHCA_CNT_RX_PACKETS]);
+	atomic64_add(bytes, &dst->counters[VHCA_CNT_RX_BYTES]);
+	atomic64_add(seg->npkts, &dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+	return true;
+}
+
+/*
+ * The runs a pass built, in order, after it dropped sq_lock (the peer's
+ * ACK comes back to qp's completer).  Returns 1 when the peer took them
+ * all, else what vhca_net_direct() returned for the one it did not take,
+ * in *refused, and does not place those after it.
+ */
+static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
+{
+	struct vhca_req_run_arg run = { .qp = qp };
+	int taken;
+	u32 i;
+
+	for (i = 0; i < nsegs; i++) {
+		run.seg = &qp->req.segs[i];
+		taken = vhca_net_direct(to_vdev(qp->ibqp.device),
+					&qp->attr.ah_attr.grh, vhca_req_place,
+					&run);
+		if (taken <= 0) {
+			*refused = i;
+			return taken;
+		}
+	}
+	return 1;
+}
+
+/*
+ * One requester pass, its runs placed and its packets sent after the lock
+ * is dropped, then the doorbell's state.  Passes never overlap, so packets
+ * leave in PSN order: a caller that finds one under way leaves a note
+ * (req_again) for it.  When the peer does not take a run, the requester
+ * goes back to its first PSN and sends packets from there at once, in
+ * another pass (the packets that followed the runs are dropped: they would
+ * arrive out of order), and until the peer acknowledged them; a peer that
+ * is not local gets packets from then on, until the next RTR.
  * Returns true when work is left: the budget ran out, WQEs came in the
  * doorbell's last look, or another caller left its note.
  */
 static bool vhca_req_run_pass(struct vhca_qp *qp)
 {
+	struct vhca_req_seg *seg;
 	struct sk_buff_head list;
 	u8 failed = IB_WC_SUCCESS;
 	unsigned long flags;
 	bool again = false;
+	u32 nsegs, refused;
+	int taken;
 
 	__skb_queue_head_init(&list);
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -487,11 +682,32 @@ static bool vhca_req_run_pass(struct vhca_qp *qp)
 	}
 	qp->req.running = true;
 	qp->req.again = false;
-	if (vhca_req_pass(qp, &list, &failed))
-		again = true;
-	else if (failed == IB_WC_SUCCESS)
-		again = vhca_db_idle(qp);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	for (;;) {
+		qp->req.nsegs = 0;
+		again = vhca_req_pass(qp, &list, &failed);
+		if (!again && failed == IB_WC_SUCCESS)
+			again = vhca_db_idle(qp);
+		nsegs = qp->req.nsegs;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+		taken = nsegs ? vhca_req_deliver_segs(qp, nsegs, &refused) : 1;
+		if (taken > 0)
+			break;
+		/* The runs come first: a failed WQE would have none before. */
+		__skb_queue_purge(&list);
+		seg = &qp->req.segs[refused];
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		if (taken == -ENODEV)
+			qp->req.remote = true;
+		qp->req.wire = true;
+		qp->req.wire_end = vhca_psn_add(seg->pkt.psn, seg->npkts);
+		if (qp->dying || qp->state != IB_QPS_RTS || qp->req.rnr_wait ||
+		    !vhca_req_busy(qp)) {
+			spin_unlock_irqrestore(&qp->sq_lock, flags);
+			break;
+		}
+		vhca_req_go_back(qp, seg->pkt.psn);
+	}
 
 	vhca_tx_list(qp, &list);
 	if (failed != IB_WC_SUCCESS)
@@ -540,36 +756,6 @@ void vhca_req_work(struct work_struct *work)
 	vhca_req_drain(qp);
 	if (vhca_resp_run(qp))
 		vhca_engine_kick(qp);
-}
-
-/*
- * Send again from psn on: the WQE holding it and all after it (a READ from
- * its request).  Under sq_lock, with WQEs outstanding.
- */
-void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
-{
-	u32 i, end = qp->req.next + !!qp->req.pkt, mtu = vhca_qp_mtu(qp);
-	struct vhca_swqe *wqe;
-	s32 pkt;
-
-	for (i = qp->sq_tail; i != end; i++) {
-		wqe = vhca_qp_swqe(qp, i);
-		if (!vhca_psn_before(wqe->last_psn, psn))
-			break;
-	}
-	if (i == end)
-		return;		/* nothing sent from psn on */
-	wqe = vhca_qp_swqe(qp, i);
-	pkt = vhca_psn_diff(psn, wqe->first_psn);
-	qp->req.next = i;
-	qp->req.pkt = vhca_wr_rd_atomic(wqe->hdr.opcode) || pkt < 0 ? 0 :
-		     min_t(u32, pkt, vhca_pkt_npkts(wqe->len, mtu) - 1);
-	wqe = vhca_qp_swqe(qp, qp->sq_tail);
-	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||
-	    vhca_psn_before(qp->comp.psn, wqe->first_psn) ||
-	    vhca_psn_after(qp->comp.psn, wqe->last_psn))
-		qp->comp.psn = wqe->first_psn;
-	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
 }
 
 /* Send again from the oldest unacknowledged WQE. */

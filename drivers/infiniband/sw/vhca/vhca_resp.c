@@ -17,6 +17,18 @@
 
 #include "vhca_engine.h"
 
+/*
+ * A request's payload: a packet's (skb at off), or a local requester's
+ * (src from src_off: direct placement, npkts packets' worth, no skb).
+ */
+struct vhca_resp_in {
+	struct sk_buff *skb;
+	u32 off;
+	struct vhca_src *src;
+	u32 src_off;
+	u32 npkts;
+};
+
 /* The message ends; a receive WQE it did not complete stays (UC). */
 void vhca_rmsg_close(struct vhca_rmsg *msg)
 {
@@ -188,9 +200,13 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	return 0;
 }
 
-/* A packet's payload into the receive WQE or the MR.  0 or a NAK code. */
+/*
+ * A request's payload into the receive WQE or the MR.  0 or a NAK code,
+ * or -EREMOTEIO when a local requester's memory could not be read (its
+ * error: the message stays as it was, for its packets).
+ */
 static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			   struct sk_buff *skb, u32 off)
+			   const struct vhca_resp_in *in)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vhca_rmsg *msg = &qp->resp.msg;
@@ -198,10 +214,20 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	int err;
 
 	if (msg->send) {
-		err = vhca_sge_copy_skb(vdev, vhca_resp_pd(qp), msg->sge,
-					msg->rwqe.num_sge, msg->offset, skb,
-					off, pkt->paylen, VHCA_COPY_TO_MR,
-					IB_ACCESS_LOCAL_WRITE);
+		if (in->src)
+			err = vhca_sge_copy_src(vdev, vhca_resp_pd(qp),
+						msg->sge, msg->rwqe.num_sge,
+						msg->offset, in->src,
+						in->src_off, pkt->paylen,
+						IB_ACCESS_LOCAL_WRITE);
+		else
+			err = vhca_sge_copy_skb(vdev, vhca_resp_pd(qp),
+						msg->sge, msg->rwqe.num_sge,
+						msg->offset, in->skb, in->off,
+						pkt->paylen, VHCA_COPY_TO_MR,
+						IB_ACCESS_LOCAL_WRITE);
+		if (err && in->src && in->src->failed)
+			return -EREMOTEIO;
 		if (err)
 			return vhca_resp_fail(qp, pkt, err == -EINVAL ?
 					      VHCA_RESP_LEN_ERR :
@@ -221,10 +247,16 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 					      qp->ibqp.qp_num, msg->va,
 					      pkt->paylen,
 					      IB_ACCESS_REMOTE_WRITE);
-		if (!err)
-			err = vhca_mr_copy_skb(mr, msg->rkey, msg->va, skb, off,
-					       pkt->paylen, VHCA_COPY_TO_MR);
+		if (!err && in->src)
+			err = vhca_mr_copy_src(mr, msg->rkey, msg->va, in->src,
+					       in->src_off, pkt->paylen);
+		else if (!err)
+			err = vhca_mr_copy_skb(mr, msg->rkey, msg->va, in->skb,
+					       in->off, pkt->paylen,
+					       VHCA_COPY_TO_MR);
 		vhca_mr_put(mr);
+		if (err && in->src && in->src->failed)
+			return -EREMOTEIO;
 		if (err)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
 		msg->va += pkt->paylen;
@@ -289,11 +321,12 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 }
 
 /*
- * Execute one in-order request packet.  Returns 0, or -EAGAIN for RNR
- * (no receive WQE), or a positive NAK code.
+ * Execute one in-order request (a packet, or a local requester's run of
+ * them).  Returns 0, or -EAGAIN for RNR (no receive WQE), -EREMOTEIO (see
+ * vhca_resp_place()), or a positive NAK code.
  */
 static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			  u16 opflags, struct sk_buff *skb, u32 off, u32 npsn,
+			  u16 opflags, const struct vhca_resp_in *in, u32 npsn,
 			  struct sk_buff_head *list)
 {
 	struct vhca_rmsg *msg = &qp->resp.msg;
@@ -309,8 +342,8 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 				     vhca_resp_atomic_eth(qp, pkt, list);
 	if (pkt->opcode == IB_OPCODE_RC_ATOMIC_WRITE)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
-				     vhca_resp_atomic_write(qp, pkt, skb, off,
-							    list);
+				     vhca_resp_atomic_write(qp, pkt, in->skb,
+							    in->off, list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
@@ -326,7 +359,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		if (ret)
 			return ret;
 	}
-	ret = vhca_resp_place(qp, pkt, skb, off);
+	ret = vhca_resp_place(qp, pkt, in);
 	if (ret)
 		return ret;
 	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt, opflags) : 0;
@@ -392,19 +425,25 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 }
 
 /*
- * A request packet for the responder of qp, as it arrived (held: from the
- * backlog, its turn come).  While READ responses are to go, later
+ * A request for the responder of qp: a packet, as it arrived (held: from
+ * the backlog, its turn come), or a local requester's run of packets (in
+ * src set: direct placement).  While READ responses are to go, later
  * requests wait behind them, in order: their ACKs and NAKs must not pass
- * the responses.
+ * the responses.  A local run is taken only by a QP that takes requests,
+ * holds none, and expects its first PSN, and only if the requester's
+ * memory could be read: false otherwise, with nothing changed, and the
+ * requester sends those packets instead, which meet every other case
+ * (duplicates, gaps, the backlog) as packets do.
  */
-static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			     u16 opflags, struct sk_buff *skb, u32 off,
+static bool vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			     u16 opflags, const struct vhca_resp_in *in,
 			     bool held)
 {
-	u32 mtu = vhca_qp_mtu(qp), npsn = 1;
+	u32 mtu = vhca_qp_mtu(qp), npsn = in->npkts;
 	struct sk_buff_head list;
 	unsigned long flags;
 	bool fatal = false;
+	bool taken = true;
 	bool reply;
 	int ret;
 
@@ -419,18 +458,23 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 
 	__skb_queue_head_init(&list);
 	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (in->src && (!vhca_qp_receives(qp) || vhca_resp_holding(qp) ||
+			pkt->psn != qp->resp.psn)) {
+		taken = false;
+		goto out;
+	}
 	if (!vhca_qp_receives(qp))
 		goto out;
 	if (!held && vhca_resp_holding(qp)) {
 		if (skb_queue_len(&qp->resp.backlog) < VHCA_RESP_BACKLOG)
-			__skb_queue_tail(&qp->resp.backlog, skb_get(skb));
+			__skb_queue_tail(&qp->resp.backlog, skb_get(in->skb));
 		goto out;
 	}
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		npsn = vhca_pkt_npkts(pkt->reth_len, mtu);
 	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
 	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
-	    pkt->paylen != mtu)
+	    pkt->paylen != mtu * in->npkts)
 		goto out;
 
 	if (!vhca_resp_check_psn(qp, pkt, npsn, &list))
@@ -439,8 +483,15 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	ret = qp->ibqp.qp_type == IB_QPT_XRC_TGT ?
 	      vhca_resp_xrc_srq(qp, pkt) : 0;
 	if (!ret)
-		ret = vhca_resp_exec(qp, pkt, opflags, skb, off, npsn, &list);
+		ret = vhca_resp_exec(qp, pkt, opflags, in, npsn, &list);
 	qp->resp.xsrq = NULL;
+	if (ret == -EREMOTEIO) {
+		/* A message this run began is not begun. */
+		if (opflags & VHCA_PKT_FIRST)
+			vhca_rmsg_close(&qp->resp.msg);
+		taken = false;
+		goto out;
+	}
 	if (ret == -EAGAIN) {
 		vhca_tx_queue_ack(qp,
 				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
@@ -459,7 +510,7 @@ static void vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	    pkt->opcode != IB_OPCODE_RC_ATOMIC_WRITE &&
 	    !(opflags & VHCA_PKT_ATMETH))
 		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-				  pkt->psn, &list);
+				  vhca_psn_add(pkt->psn, npsn - 1), &list);
 out:
 	reply = vhca_resp_rd_oldest(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -477,12 +528,26 @@ out:
 			vhca_resp_read_pass(qp);
 		vhca_engine_kick(qp);
 	}
+	return taken;
 }
 
 void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  u16 opflags, struct sk_buff *skb, u32 off)
 {
-	vhca_resp_handle(qp, pkt, opflags, skb, off, false);
+	struct vhca_resp_in in = { .skb = skb, .off = off, .npkts = 1 };
+
+	vhca_resp_handle(qp, pkt, opflags, &in, false);
+}
+
+bool vhca_resp_local(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		     u32 npkts, struct vhca_src *src, u32 src_off)
+{
+	struct vhca_resp_in in = {
+		.src = src, .src_off = src_off, .npkts = npkts,
+	};
+
+	return vhca_resp_handle(qp, pkt, vhca_pkt_opinfo(pkt->opcode)->flags,
+				&in, false);
 }
 
 /*
@@ -498,12 +563,13 @@ static void vhca_resp_uc_drop(struct vhca_qp *qp)
 	qp->resp.uc_drop = true;
 }
 
-void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *in,
+void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *hdr,
 		     u16 opflags, struct sk_buff *skb, u32 off)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vhca_rmsg *msg = &qp->resp.msg;
-	struct vhca_pkt pkt = *in;
+	struct vhca_resp_in in = { .skb = skb, .off = off, .npkts = 1 };
+	struct vhca_pkt pkt = *hdr;
 	struct sk_buff_head list;
 	unsigned long flags;
 	bool fatal = false;
@@ -549,7 +615,7 @@ void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *in,
 		goto out;
 	}
 	/* Only an atomic puts a packet on list: UC has none. */
-	ret = vhca_resp_exec(qp, &pkt, opflags, skb, off, 1, &list);
+	ret = vhca_resp_exec(qp, &pkt, opflags, &in, 1, &list);
 	/* -EAGAIN: no receive WQE (no RNR on UC); -ECANCELED: refused. */
 	if (ret < 0)
 		vhca_resp_uc_drop(qp);
@@ -564,6 +630,7 @@ out:
 /* A request from the backlog, in the receive path's context. */
 static void vhca_resp_handle_held(struct vhca_qp *qp, struct sk_buff *skb)
 {
+	struct vhca_resp_in in = { .skb = skb, .npkts = 1 };
 	const struct vhca_pkt_opinfo *info;
 	struct vhca_pkt pkt;
 
@@ -571,10 +638,10 @@ static void vhca_resp_handle_held(struct vhca_qp *qp, struct sk_buff *skb)
 	if (!vhca_pkt_parse(skb->data, skb->len, &pkt)) {
 		info = vhca_pkt_opinfo(pkt.opcode);
 		pkt.opcode = vhca_pkt_xrc_to_rc(pkt.opcode);
+		in.off = info->hdr_len;
 		local_bh_disable();
 		rcu_read_lock();
-		vhca_resp_handle(qp, &pkt, info->flags, skb, info->hdr_len,
-				 true);
+		vhca_resp_handle(qp, &pkt, info->flags, &in, true);
 		rcu_read_unlock();
 		local_bh_enable();
 	}

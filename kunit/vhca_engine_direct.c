@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit suite of direct placement between local ports: the requester's
+ * runs of SEND and WRITE packets placed by the peer's responder straight
+ * from the requester's memory, without packets, and what brings packets
+ * back.  Included by vhca_engine_kunit.c (its fixture and helpers): the
+ * stand-in vhca_net_direct() makes the fixture's device every QP's local
+ * peer device; what the responder answers (its ACKs and NAKs) is still
+ * captured as packets.
+ */
+
+static int engine_direct_init(struct kunit *test)
+{
+	int err = engine_test_init(test);
+
+	engine_test_direct_dev = ((struct engine_test *)test->priv)->vdev;
+	return err;
+}
+
+static void engine_direct_exit(struct kunit *test)
+{
+	engine_test_direct_dev = NULL;
+	engine_test_exit(test);
+}
+
+/*
+ * Expect the next packet sent to be an ACK of psn with MSN msn (taken:
+ * the cases hand the requester its own, with deliver_ack()).
+ */
+static void expect_ack(struct kunit *test, u32 psn, u32 msn)
+{
+	struct vhca_pkt ack;
+
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, psn, &ack);
+	KUNIT_EXPECT_EQ(test, ack.aeth_syndrome & VHCA_AETH_TYPE_MASK,
+			VHCA_AETH_ACK);
+	KUNIT_EXPECT_EQ(test, ack.aeth_msn, msn);
+}
+
+/*
+ * A SEND of three packets: placed at once, one ACK for its last PSN, the
+ * responder's PSN and MSN where the packets would have left them, counted
+ * as three packets each way.
+ */
+static void engine_direct_send(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_wc wc;
+	int i;
+
+	for (i = 0; i < BUF_LEN; i++)
+		t->local[i] = 0x31 + i * 5;
+	post_recv(t, 7, t->remote, BUF_LEN);
+	post_send(t, 1, VHCA_WR_SEND, t->local, BUF_LEN, 0);
+	vhca_req_run(t->req);
+	expect_ack(test, SQ_PSN + 2, 1);
+	expect_nothing_sent(test);
+	KUNIT_ASSERT_EQ(test, vhca_poll_cq(&t->recv_cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, (u32)BUF_LEN);
+	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)SQ_PSN + 3);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.msn, 1U);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 3ULL);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_LOCAL_RX_PACKETS), 3ULL);
+	/* BTH + 3 x (ICRC) + 2 x BTH + payload. */
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_BYTES),
+			(u64)3 * (IB_BTH_BYTES + IB_ICRC_BYTES) + BUF_LEN);
+	expect_no_cqe(test, t->send_cq);
+	deliver_ack(test, t, SQ_PSN + 2);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+	expect_nothing_sent(test);
+}
+
+/*
+ * A WRITE placed directly, then the same packets from the wire (a
+ * retransmission): duplicates, acknowledged again and not placed twice.
+ */
+static void engine_direct_write_duplicate(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_MIDDLE,
+		.dqpn = RESP_QPN,
+		.psn = SQ_PSN + 1,
+		.paylen = MTU,
+		.ackreq = true,
+	};
+
+	memset(t->local, 0x6b, BUF_LEN);
+	post_send(t, 1, VHCA_WR_RDMA_WRITE, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_ack(test, SQ_PSN + 2, 1);
+	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+	deliver_ack(test, t, SQ_PSN + 2);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+
+	memset(t->remote, 0, BUF_LEN);
+	deliver(test, t, &pkt, 0x99);
+	expect_ack(test, SQ_PSN + 2, 1);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, t->remote[MTU], 0);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS), 1ULL);
+}
+
+/*
+ * A message of 160 packets: runs of at most VHCA_REQ_SEG_BYTES, within a
+ * pass's budget, an ACK asked every VHCA_REQ_ACK_EVERY packets and at the
+ * end, every byte in place.
+ */
+static void engine_direct_large(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u32 len = 160 * MTU, i;
+	u8 *src, *dst;
+
+	src = kunit_kmalloc(test, len, GFP_KERNEL);
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < len; i++)
+		src[i] = i * 13 + (i >> 8);
+	post_recv(t, 3, dst, len);
+	post_send(t, 1, VHCA_WR_SEND_WITH_IMM, src, len, 0);
+	vhca_req_drain(t->req);
+	expect_ack(test, SQ_PSN + 63, 0);
+	expect_ack(test, SQ_PSN + 127, 0);
+	expect_ack(test, SQ_PSN + 159, 1);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->recv_cq, 3, IB_WC_SUCCESS, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, len), 0);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 160ULL);
+	deliver_ack(test, t, SQ_PSN + 159);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+}
+
+/*
+ * The responder expects another PSN: the run is not taken, and the same
+ * packets go instead, from the run's first PSN, counted as neither a
+ * retransmission nor direct placement; they meet the responder's PSN
+ * check as packets do (duplicates here).
+ */
+static void engine_direct_psn_refused(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+
+	t->resp->resp.psn = SQ_PSN + 10;
+	memset(t->local, 0x42, BUF_LEN);
+	post_send(t, 1, VHCA_WR_RDMA_WRITE, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_WRITE_FIRST, SQ_PSN, NULL);
+	expect_sent(test, IB_OPCODE_RC_RDMA_WRITE_MIDDLE, SQ_PSN + 1, NULL);
+	expect_sent(test, IB_OPCODE_RC_RDMA_WRITE_LAST, SQ_PSN + 2, NULL);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, t->remote[0], 0);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 0ULL);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RETRANSMITS), 0ULL);
+	KUNIT_EXPECT_TRUE(test, t->req->req.wire);
+	KUNIT_EXPECT_FALSE(test, t->req->req.remote);
+}
+
+/*
+ * After packets, no run until they are acknowledged: a run must not
+ * overtake them.  Then runs again.
+ */
+static void engine_direct_after_packets(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+
+	t->resp->resp.psn = SQ_PSN + 10;
+	post_send(t, 1, VHCA_WR_RDMA_WRITE, t->local, 8,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_WRITE_ONLY, SQ_PSN, NULL);
+	t->resp->resp.psn = SQ_PSN + 1;
+	post_send(t, 2, VHCA_WR_RDMA_WRITE, t->local, 8,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_WRITE_ONLY, SQ_PSN + 1, NULL);
+	expect_nothing_sent(test);
+	deliver_ack(test, t, SQ_PSN + 1);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+
+	t->resp->resp.psn = SQ_PSN + 2;
+	post_send(t, 3, VHCA_WR_RDMA_WRITE, t->local, 8,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_ack(test, SQ_PSN + 2, 1);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 1ULL);
+}
+
+/*
+ * No receive WQE: an RNR NAK for the run's first PSN, as for its first
+ * packet; the RNR delay over, the run goes again and lands.
+ */
+static void engine_direct_rnr(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak;
+
+	memset(t->local, 0x24, BUF_LEN);
+	post_send(t, 1, VHCA_WR_SEND, t->local, BUF_LEN, 0);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome & VHCA_AETH_TYPE_MASK,
+			VHCA_AETH_RNR_NAK);
+	expect_nothing_sent(test);
+	deliver_aeth(test, t, nak.aeth_syndrome, SQ_PSN);
+	KUNIT_EXPECT_TRUE(test, t->req->req.rnr_wait);
+	post_recv(t, 5, t->remote, BUF_LEN);
+	fire_rexmit(t->req);		/* the RNR delay's end */
+	vhca_req_run(t->req);
+	expect_ack(test, SQ_PSN + 2, 1);
+	expect_cqe(test, t->recv_cq, 5, IB_WC_SUCCESS, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+}
+
+/*
+ * The requester's SGE names no MR: the responder cannot read it and does
+ * not take the run (its receive WQE not completed), the packets then fail
+ * the WQE with LOC_PROT_ERR before any is sent, as without runs.
+ */
+static void engine_direct_bad_lkey(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *wqe = sq_slot(t, 1, VHCA_WR_SEND);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+
+	wqe->num_sge = 1;
+	sge->addr = (uintptr_t)t->local;
+	sge->length = BUF_LEN;
+	sge->lkey = t->mr->lkey + 0x100;
+	sq_publish(t);
+	post_recv(t, 4, t->remote, BUF_LEN);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_PROT_ERR, IB_WC_SEND);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)SQ_PSN);
+	KUNIT_EXPECT_FALSE(test, t->resp->resp.msg.active);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 0ULL);
+}
+
+/* A WRITE the rkey does not grant: a remote access NAK, nothing lands. */
+static void engine_direct_write_access(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak;
+
+	t->resp->attr.qp_access_flags = IB_ACCESS_REMOTE_READ;
+	memset(t->local, 0x17, BUF_LEN);
+	post_send(t, 1, VHCA_WR_RDMA_WRITE, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR));
+	KUNIT_EXPECT_EQ(test, t->remote[0], 0);
+	deliver_aeth(test, t, nak.aeth_syndrome, SQ_PSN);
+	expect_cqe(test, t->send_cq, 1, IB_WC_REM_ACCESS_ERR,
+		   IB_WC_RDMA_WRITE);
+}
+
+/*
+ * A WRITE into a fast MR across its two pages (which the copy reaches
+ * under the MR's lock, through the stack a chunk at a time): every byte
+ * lands where the page list says, none past the end.
+ */
+static void engine_direct_fast_mr(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+	int i;
+
+	frwr_setup(test, t, &f);
+	for (i = 0; i < FRWR_LEN; i++)
+		t->local[i] = 0x40 + i * 7;
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
+	post_frwr(t, 2, VHCA_WR_RDMA_WRITE, t->local, FRWR_LEN, t->mr->lkey,
+		  f.iova, f.key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+	expect_ack(test, SQ_PSN + 2, 1);
+	deliver_ack(test, t, SQ_PSN + 2);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	for (i = 0; i < FRWR_LEN; i++)
+		if (*frwr_byte(&f, i) != t->local[i])
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "WRITE byte %d differs", i);
+	KUNIT_EXPECT_EQ(test, f.page[1][FRWR_LEN - FRWR_HEAD], 0);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 3ULL);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
+static struct kunit_case vhca_engine_direct_cases[] = {
+	KUNIT_CASE(engine_direct_send),
+	KUNIT_CASE(engine_direct_write_duplicate),
+	KUNIT_CASE(engine_direct_large),
+	KUNIT_CASE(engine_direct_psn_refused),
+	KUNIT_CASE(engine_direct_after_packets),
+	KUNIT_CASE(engine_direct_rnr),
+	KUNIT_CASE(engine_direct_bad_lkey),
+	KUNIT_CASE(engine_direct_write_access),
+	KUNIT_CASE(engine_direct_fast_mr),
+	{}
+};
+
+static struct kunit_suite vhca_engine_direct_suite = {
+	.name = "vhca_engine_direct",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
+	.init = engine_direct_init,
+	.exit = engine_direct_exit,
+	.test_cases = vhca_engine_direct_cases,
+};
