@@ -71,14 +71,15 @@ both() {
 snap() {
 	L0=$(total local_tx_packets) R0=$(total local_rx_packets)
 	P0=$(total tx_packets) U0=$(both udp_in) I0=$(both if_tx)
+	D0=$(total direct_packets)
 }
 
-# measure NAME: the growth since snap, printed; sets L R P U I.
+# measure NAME: the growth since snap, printed; sets L R P U I D.
 measure() {
 	L=$(($(total local_tx_packets) - L0)) R=$(($(total local_rx_packets) - R0))
 	P=$(($(total tx_packets) - P0)) U=$(($(both udp_in) - U0))
-	I=$(($(both if_tx) - I0))
-	echo "# $1: tx_packets $P, local_tx_packets $L, local_rx_packets $R, UDP datagrams received $U, interface packets sent $I"
+	I=$(($(both if_tx) - I0)) D=$(($(total direct_packets) - D0))
+	echo "# $1: tx_packets $P, local_tx_packets $L, local_rx_packets $R, direct_packets $D, UDP datagrams received $U, interface packets sent $I"
 }
 
 # is_local NAME: what the last run sent was all delivered in the kernel.
@@ -87,6 +88,8 @@ is_local() {
 	check "$1: packets were sent ($P)" test "$P" -gt 100
 	check "$1: all of them delivered locally ($L of $P)" test "$L" = "$P"
 	check "$1: ... and received as such ($R)" test "$R" = "$P"
+	check "$1: SENDs and WRITEs placed without packets ($D of $P)" \
+		test "$((D * 4))" -gt "$P"
 	check "$1: the UDP socket saw none of them ($U datagrams)" test "$U" -lt 10
 	check "$1: the interfaces barely moved ($I packets for $P)" test "$((I * 10))" -lt "$P"
 }
@@ -95,7 +98,8 @@ is_local() {
 is_wire() {
 	measure "$1"
 	check "$1: packets were sent ($P)" test "$P" -gt 100
-	check "$1: none delivered locally ($L, $R)" test "$L" = 0 -a "$R" = 0
+	check "$1: none delivered locally ($L, $R, $D)" \
+		test "$L" = 0 -a "$R" = 0 -a "$D" = 0
 	check "$1: the UDP sockets received them ($U datagrams for $P)" test "$U" -ge "$P"
 	check "$1: the interfaces carried them ($I packets for $P)" test "$I" -ge "$P"
 }
