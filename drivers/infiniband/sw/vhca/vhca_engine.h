@@ -300,15 +300,18 @@ void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * @npkts: the packets (PSNs) it stands for
  * @src: where its payload comes from, the requester's memory
  * @src_off: the offset of its first byte in the message
+ * @ack: its answer, if any: the ACK (for the run's last PSN), NAK or RNR
+ *       NAK the packets would have got, with opcode IB_OPCODE_RC_ACKNOWLEDGE
+ *       (else left alone), for the requester's completer (no packet)
  *
- * Checks and places as for the packets, and answers as they would be
- * (one ACK, for the run's last PSN).
+ * Checks and places as for the packets, and answers as they would be.
  *
  * Return: false when the responder does not take it (see
  * vhca_resp_handle()): the requester sends its packets.
  */
 bool vhca_resp_local(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		     u32 npkts, struct vhca_src *src, u32 src_off);
+		     u32 npkts, struct vhca_src *src, u32 src_off,
+		     struct vhca_pkt *ack);
 bool vhca_resp_run(struct vhca_qp *qp);
 void vhca_resp_drop_held(struct vhca_qp *qp);
 /*

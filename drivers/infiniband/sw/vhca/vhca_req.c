@@ -576,11 +576,26 @@ struct vhca_req_run_arg {
 	struct vhca_req_seg *seg;
 };
 
+/* Count npkts packets of bytes (BTH through ICRC) from src to dst, placed. */
+static void vhca_req_count_direct(struct vhca_dev *src, struct vhca_dev *dst,
+				  u32 npkts, u32 bytes)
+{
+	atomic64_add(npkts, &src->counters[VHCA_CNT_TX_PACKETS]);
+	atomic64_add(bytes, &src->counters[VHCA_CNT_TX_BYTES]);
+	atomic64_add(npkts, &src->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
+	atomic64_add(npkts, &src->counters[VHCA_CNT_DIRECT_PACKETS]);
+	atomic64_add(npkts, &dst->counters[VHCA_CNT_RX_PACKETS]);
+	atomic64_add(bytes, &dst->counters[VHCA_CNT_RX_BYTES]);
+	atomic64_add(npkts, &dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+}
+
 /*
  * Place run seg of qp in device dst's memory, through the responder of
  * its peer QP there (BHs off, RCU): only a connected RC QP of that number
  * whose peer is qp takes it, as only it takes the run's packets
- * (vhca_engine_rx()).  Counted as the packets would be, delivered in the
+ * (vhca_engine_rx()).  Its answer goes to qp's completer at once, as the
+ * answer's packet would (it passes qp's receive checks: it comes from
+ * qp's peer).  Both count as their packets would, delivered in the
  * kernel, and in direct_packets.
  */
 static bool vhca_req_place(struct vhca_dev *dst, void *arg)
@@ -597,7 +612,7 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 		.num_sge = wqe->hdr.num_sge,
 		.data = wqe->hdr.flags & VHCA_WQE_INLINE ? wqe->data : NULL,
 	};
-	u32 bytes;
+	struct vhca_pkt ack = { .opcode = IB_OPCODE_RC_SEND_FIRST };
 
 	peer = xa_load(&dst->qp_xa, seg->pkt.dqpn);
 	if (!peer || READ_ONCE(peer->dying) ||
@@ -605,19 +620,21 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 	    !vhca_net_direct_from(&qp->attr.ah_attr.grh, qp->ibqp.qp_num,
 				  &peer->attr.ah_attr.grh,
 				  peer->attr.dest_qp_num) ||
-	    !vhca_resp_local(peer, &seg->pkt, seg->npkts, &src, seg->off))
+	    !vhca_resp_local(peer, &seg->pkt, seg->npkts, &src, seg->off,
+			     &ack))
 		return false;
 	/* BTH through ICRC of each packet: one RETH, ImmDt or IETH each. */
-	bytes = vhca_pkt_opinfo(seg->pkt.opcode)->hdr_len +
-		(seg->npkts - 1) * IB_BTH_BYTES + seg->pkt.paylen +
-		vhca_pkt_pad(seg->pkt.paylen) + seg->npkts * IB_ICRC_BYTES;
-	atomic64_add(seg->npkts, &vdev->counters[VHCA_CNT_TX_PACKETS]);
-	atomic64_add(bytes, &vdev->counters[VHCA_CNT_TX_BYTES]);
-	atomic64_add(seg->npkts, &vdev->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
-	atomic64_add(seg->npkts, &vdev->counters[VHCA_CNT_DIRECT_PACKETS]);
-	atomic64_add(seg->npkts, &dst->counters[VHCA_CNT_RX_PACKETS]);
-	atomic64_add(bytes, &dst->counters[VHCA_CNT_RX_BYTES]);
-	atomic64_add(seg->npkts, &dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+	vhca_req_count_direct(vdev, dst, seg->npkts,
+			      vhca_pkt_opinfo(seg->pkt.opcode)->hdr_len +
+			      (seg->npkts - 1) * IB_BTH_BYTES +
+			      seg->pkt.paylen + vhca_pkt_pad(seg->pkt.paylen) +
+			      seg->npkts * IB_ICRC_BYTES);
+	if (ack.opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
+		vhca_req_count_direct(dst, vdev, 1,
+				      vhca_pkt_opinfo(ack.opcode)->hdr_len +
+				      IB_ICRC_BYTES);
+		vhca_comp_rx(qp, &ack, NULL, 0);
+	}
 	return true;
 }
 

@@ -19,7 +19,8 @@
 
 /*
  * A request's payload: a packet's (skb at off), or a local requester's
- * (src from src_off: direct placement, npkts packets' worth, no skb).
+ * (src from src_off: direct placement, npkts packets' worth, no skb; its
+ * answer, an ACK or NAK, goes in *ack instead of a packet).
  */
 struct vhca_resp_in {
 	struct sk_buff *skb;
@@ -27,7 +28,29 @@ struct vhca_resp_in {
 	struct vhca_src *src;
 	u32 src_off;
 	u32 npkts;
+	struct vhca_pkt *ack;
 };
+
+/*
+ * The responder's ACK, NAK or RNR NAK of a request (under rq_lock: the
+ * AETH carries the MSN): a packet onto list, or for a local requester's
+ * run the same fields in *in->ack, which it hands to its completer.
+ */
+static void vhca_resp_answer(struct vhca_qp *qp, const struct vhca_resp_in *in,
+			     u8 syndrome, u32 psn, struct sk_buff_head *list)
+{
+	if (!in->ack) {
+		vhca_tx_queue_ack(qp, syndrome, psn, list);
+		return;
+	}
+	*in->ack = (struct vhca_pkt){
+		.opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = psn,
+		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->resp.msn,
+	};
+}
 
 /* The message ends; a receive WQE it did not complete stays (UC). */
 void vhca_rmsg_close(struct vhca_rmsg *msg)
@@ -493,13 +516,13 @@ static bool vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		goto out;
 	}
 	if (ret == -EAGAIN) {
-		vhca_tx_queue_ack(qp,
-				  vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
-				  pkt->psn, &list);
+		vhca_resp_answer(qp, in,
+				 vhca_aeth_rnr_nak(qp->attr.min_rnr_timer),
+				 pkt->psn, &list);
 		goto out;
 	}
 	if (ret > 0) {
-		vhca_tx_queue_ack(qp, vhca_aeth_nak(ret), pkt->psn, &list);
+		vhca_resp_answer(qp, in, vhca_aeth_nak(ret), pkt->psn, &list);
 		fatal = true;
 		goto out;
 	}
@@ -509,8 +532,9 @@ static bool vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (pkt->ackreq && pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST &&
 	    pkt->opcode != IB_OPCODE_RC_ATOMIC_WRITE &&
 	    !(opflags & VHCA_PKT_ATMETH))
-		vhca_tx_queue_ack(qp, vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-				  vhca_psn_add(pkt->psn, npsn - 1), &list);
+		vhca_resp_answer(qp, in,
+				 vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+				 vhca_psn_add(pkt->psn, npsn - 1), &list);
 out:
 	reply = vhca_resp_rd_oldest(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -540,10 +564,11 @@ void vhca_resp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 }
 
 bool vhca_resp_local(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		     u32 npkts, struct vhca_src *src, u32 src_off)
+		     u32 npkts, struct vhca_src *src, u32 src_off,
+		     struct vhca_pkt *ack)
 {
 	struct vhca_resp_in in = {
-		.src = src, .src_off = src_off, .npkts = npkts,
+		.src = src, .src_off = src_off, .npkts = npkts, .ack = ack,
 	};
 
 	return vhca_resp_handle(qp, pkt, vhca_pkt_opinfo(pkt->opcode)->flags,
