@@ -189,7 +189,9 @@ static void engine_direct_after_packets(struct kunit *test)
 
 /*
  * No receive WQE: an RNR NAK for the run's first PSN, as for its first
- * packet; the RNR delay over, the run goes again and lands.
+ * packet, and the next message's run is not placed (it would come out of
+ * sequence), nor sent as packets; the RNR delay over, both go again and
+ * land.
  */
 static void engine_direct_rnr(struct kunit *test)
 {
@@ -197,18 +199,26 @@ static void engine_direct_rnr(struct kunit *test)
 
 	memset(t->local, 0x24, BUF_LEN);
 	post_send(t, 1, VHCA_WR_SEND, t->local, BUF_LEN, 0);
+	post_send(t, 2, VHCA_WR_SEND, t->local, 8, 0);
 	vhca_req_run(t->req);
 	expect_nothing_sent(test);
 	KUNIT_EXPECT_TRUE(test, t->req->req.rnr_wait);
+	KUNIT_EXPECT_FALSE(test, t->req->req.wire);
 	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RNR_NAKS), 1ULL);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)SQ_PSN);
 	expect_no_cqe(test, t->send_cq);
 	post_recv(t, 5, t->remote, BUF_LEN);
+	post_recv(t, 6, t->remote + BUF_LEN / 2, 8);
 	fire_rexmit(t->req);		/* the RNR delay's end */
 	vhca_req_run(t->req);
 	expect_nothing_sent(test);
 	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
 	expect_cqe(test, t->recv_cq, 5, IB_WC_SUCCESS, IB_WC_RECV);
-	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+	expect_cqe(test, t->recv_cq, 6, IB_WC_SUCCESS, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)SQ_PSN + 4);
+	KUNIT_EXPECT_EQ(test, t->remote[0], 0x24);
+	KUNIT_EXPECT_EQ(test, t->remote[BUF_LEN / 2 + 7], 0x24);
 }
 
 /*

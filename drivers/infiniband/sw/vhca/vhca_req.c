@@ -574,6 +574,7 @@ void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
 struct vhca_req_run_arg {
 	struct vhca_qp *qp;
 	struct vhca_req_seg *seg;
+	bool nak;		/* the peer answered with a NAK or RNR NAK */
 };
 
 /* Count npkts packets of bytes (BTH through ICRC) from src to dst, placed. */
@@ -630,6 +631,8 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 			      seg->pkt.paylen + vhca_pkt_pad(seg->pkt.paylen) +
 			      seg->npkts * IB_ICRC_BYTES);
 	if (ack.opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
+		run->nak = (ack.aeth_syndrome & VHCA_AETH_TYPE_MASK) !=
+			   VHCA_AETH_ACK;
 		vhca_req_count_direct(dst, vdev, 1,
 				      vhca_pkt_opinfo(ack.opcode)->hdr_len +
 				      IB_ICRC_BYTES);
@@ -641,8 +644,10 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 /*
  * The runs a pass built, in order, after it dropped sq_lock (the peer's
  * ACK comes back to qp's completer).  Returns 1 when the peer took them
- * all, else what vhca_net_direct() returned for the one it did not take,
- * in *refused, and does not place those after it.
+ * all; 2 when it took one and NAKed it (an RNR NAK, say): the completer
+ * has gone back to its PSN already, and those after it, which would
+ * arrive out of sequence, are dropped.  Else what vhca_net_direct() returned for the one
+ * it did not take, in *refused, and those after it are not placed either.
  */
 static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
 {
@@ -659,6 +664,8 @@ static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
 			*refused = i;
 			return taken;
 		}
+		if (run.nak)
+			return 2;
 	}
 	return 1;
 }
@@ -708,6 +715,9 @@ static bool vhca_req_run_pass(struct vhca_qp *qp)
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 		taken = nsegs ? vhca_req_deliver_segs(qp, nsegs, &refused) : 1;
+		/* After a NAKed run, the packets too are out of order. */
+		if (taken == 2)
+			__skb_queue_purge(&list);
 		if (taken > 0)
 			break;
 		/* The runs come first: a failed WQE would have none before. */
