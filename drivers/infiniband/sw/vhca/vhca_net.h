@@ -94,7 +94,6 @@ int vhca_net_direct(struct vhca_dev *vdev, const struct ib_global_route *grh,
 bool vhca_net_direct_from(const struct ib_global_route *spath, u32 sqpn,
 			  const struct ib_global_route *path, u32 peer_qpn);
 
-
 /*
  * What a packet carries in skb->cb on its way to the rx handler: the
  * sender sets src_qpn (zeroed by vhca_net_alloc_skb(): no QP) before

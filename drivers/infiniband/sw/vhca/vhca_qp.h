@@ -70,8 +70,8 @@ struct vhca_req_seg {
 	struct vhca_pkt pkt;		/* the run as one packet */
 	u32 npkts;			/* the packets it stands for */
 	u32 off;			/* its payload's offset in the message */
-	struct vhca_swqe *wqe;		/* the payload's WQE (stable: the
-					 * pass that built it runs) */
+	/* The payload's WQE: stable while the pass that built it runs. */
+	struct vhca_swqe *wqe;
 };
 
 /* Requester (vhca_req.c): WQEs to packets; under sq_lock. */
