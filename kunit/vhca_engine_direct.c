@@ -273,23 +273,11 @@ static void engine_direct_fast_mr(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
 	struct frwr_mr f;
-	int i;
 
-	frwr_setup(test, t, &f);
-	for (i = 0; i < FRWR_LEN; i++)
-		t->local[i] = 0x40 + i * 7;
-	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
-	post_frwr(t, 2, VHCA_WR_RDMA_WRITE, t->local, FRWR_LEN, t->mr->lkey,
-		  f.iova, f.key);
-	vhca_req_run(t->req);
-	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+	frwr_reg_write(test, t, &f);
 	expect_nothing_sent(test);
 	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
-	for (i = 0; i < FRWR_LEN; i++)
-		if (*frwr_byte(&f, i) != t->local[i])
-			break;
-	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "WRITE byte %d differs", i);
-	KUNIT_EXPECT_EQ(test, f.page[1][FRWR_LEN - FRWR_HEAD], 0);
+	frwr_expect_written(test, t, &f);
 	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 4ULL);
 	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
 }

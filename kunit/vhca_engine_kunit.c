@@ -1625,6 +1625,39 @@ static void post_frwr(struct engine_test *t, u64 wr_id, u8 opcode,
 }
 
 /*
+ * A fast MR set up (frwr_setup()), then REG_MR (wr_id 1, completed) and a
+ * WRITE (wr_id 2) of FRWR_LEN patterned bytes through the new rkey,
+ * crossing the gap between the MR's pages; the requester has run.
+ */
+static void frwr_reg_write(struct kunit *test, struct engine_test *t,
+			   struct frwr_mr *f)
+{
+	int i;
+
+	frwr_setup(test, t, f);
+	for (i = 0; i < FRWR_LEN; i++)
+		t->local[i] = 0x40 + i * 7;
+	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f->key);
+	post_frwr(t, 2, VHCA_WR_RDMA_WRITE, t->local, FRWR_LEN, t->mr->lkey,
+		  f->iova, f->key);
+	vhca_req_run(t->req);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+}
+
+/* The WRITE of frwr_reg_write() landed: every byte where the list says. */
+static void frwr_expect_written(struct kunit *test, struct engine_test *t,
+				struct frwr_mr *f)
+{
+	int i;
+
+	for (i = 0; i < FRWR_LEN; i++)
+		if (*frwr_byte(f, i) != t->local[i])
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "WRITE byte %d differs", i);
+	KUNIT_EXPECT_EQ(test, f->page[1][FRWR_LEN - FRWR_HEAD], 0);
+}
+
+/*
  * REG_MR, then a WRITE and a READ through the new rkey, both crossing the
  * gap between the MR's pages: every byte lands where the page list says
  * and comes back.
@@ -1635,22 +1668,11 @@ static void engine_frwr_write_read(struct kunit *test)
 	struct frwr_mr f;
 	int i;
 
-	frwr_setup(test, t, &f);
-	for (i = 0; i < FRWR_LEN; i++)
-		t->local[i] = 0x40 + i * 7;
-	post_frwr(t, 1, VHCA_WR_REG_MR, NULL, 0, 0, 0, f.key);
-	post_frwr(t, 2, VHCA_WR_RDMA_WRITE, t->local, FRWR_LEN, t->mr->lkey,
-		  f.iova, f.key);
-	vhca_req_run(t->req);
-	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+	frwr_reg_write(test, t, &f);
 	loop_sent(t);			/* the WRITE, to the responder */
 	loop_sent(t);			/* its ACK */
 	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
-	for (i = 0; i < FRWR_LEN; i++)
-		if (*frwr_byte(&f, i) != t->local[i])
-			break;
-	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "WRITE byte %d differs", i);
-	KUNIT_EXPECT_EQ(test, f.page[1][FRWR_LEN - FRWR_HEAD], 0);
+	frwr_expect_written(test, t, &f);
 
 	memset(t->local, 0, FRWR_LEN);
 	post_frwr(t, 3, VHCA_WR_RDMA_READ, t->local, FRWR_LEN, t->mr->lkey,
