@@ -911,6 +911,37 @@ static void engine_ack_coalescing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
 }
 
+/*
+ * Three messages in one pass: only the pass's last packet asks for an
+ * ACK, and that one ACK completes all three.
+ */
+static void engine_ack_per_pass(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt pkt;
+	int i;
+
+	for (i = 1; i <= 3; i++)
+		post_recv(t, 10 + i, t->remote + 16 * i, 16);
+	send_n(test, t, 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, NULL));
+		KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_SEND_ONLY);
+		KUNIT_EXPECT_EQ(test, pkt.ackreq, i == 2);
+	}
+	expect_nothing_sent(test);
+	/* Sent again: the responder acknowledges the last only. */
+	fire_rexmit(t->req);
+	vhca_req_run(t->req);
+	loop_sent(t);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN + 2, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.aeth_msn, 3U);
+	expect_nothing_sent(test);
+	deliver_ack(test, t, SQ_PSN + 2);
+	for (i = 1; i <= 3; i++)
+		expect_cqe(test, t->send_cq, i, IB_WC_SUCCESS, IB_WC_SEND);
+}
+
 static void engine_duplicate_send(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
@@ -2307,6 +2338,7 @@ static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_rts_to_rts_keeps_psn),
 	KUNIT_CASE(engine_read_gap_rerequested),
 	KUNIT_CASE(engine_ack_coalescing),
+	KUNIT_CASE(engine_ack_per_pass),
 	{}
 };
 

@@ -256,6 +256,14 @@ struct vhca_pkt {
  */
 int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt);
 
+/* Set the AckReq bit of the BTH at buf, a packet vhca_pkt_build() wrote. */
+static inline void vhca_pkt_set_ackreq(void *buf)
+{
+	struct vhca_bth *bth = buf;
+
+	bth->apsn |= cpu_to_be32(VHCA_BTH_ACKREQ);
+}
+
 /*
  * Parse a received packet: buf holds len bytes, BTH through ICRC (the UDP
  * length less 8).  Validates it against everything a peer can get wrong

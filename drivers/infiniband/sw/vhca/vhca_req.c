@@ -263,8 +263,8 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
  * The fields of packets n to n + count - 1 of WQE wqe, as one packet: the
  * opcode of the run (FIRST, MIDDLE, LAST or ONLY: that of packet n alone
  * when count is 1), the first one's PSN, all of their payload; ackreq when
- * one of them asks (the last of a message, and every VHCA_REQ_ACK_EVERY
- * packets).
+ * one of them asks: every VHCA_REQ_ACK_EVERY packets (the pass asks for
+ * one on its last packet too, vhca_req_pass()).
  */
 static void vhca_req_fill(struct vhca_qp *qp, const struct vhca_swqe *wqe,
 			  u32 n, u32 count, struct vhca_pkt *pkt)
@@ -284,8 +284,8 @@ static void vhca_req_fill(struct vhca_qp *qp, const struct vhca_swqe *wqe,
 		.paylen = vhca_wr_no_payload(wqe->hdr.opcode) ? 0 :
 			  min_t(u64, wqe->len - (u64)n * mtu, (u64)count * mtu),
 		/* Nothing acknowledges UC. */
-		.ackreq = !uc && (last || (n + count) / VHCA_REQ_ACK_EVERY !=
-					  n / VHCA_REQ_ACK_EVERY),
+		.ackreq = !uc && (n + count) / VHCA_REQ_ACK_EVERY !=
+				 n / VHCA_REQ_ACK_EVERY,
 		.se = last && (wqe->hdr.flags & VHCA_WQE_SOLICITED),
 		.imm = wqe->hdr.imm_data,
 		.ieth_rkey = wqe->hdr.invalidate_rkey,
@@ -527,6 +527,16 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 	/* The timeout counts from the last packet sent (RC). */
 	if (uc)
 		return !budget && qp->req.next != head;
+	/*
+	 * The last packet of the pass asks for an ACK (and those every
+	 * VHCA_REQ_ACK_EVERY packets): one ACK completes the messages of a
+	 * pass, not one each (a stream of small messages sends as many
+	 * ACKs as requests otherwise).  Runs come before packets.
+	 */
+	if (!skb_queue_empty(list))
+		vhca_pkt_set_ackreq(skb_peek_tail(list)->data);
+	else if (qp->req.nsegs)
+		qp->req.segs[qp->req.nsegs - 1].pkt.ackreq = true;
 	if (budget != VHCA_REQ_BUDGET ||
 	    (vhca_req_busy(qp) && !timer_pending(&qp->req.rexmit_timer)))
 		mod_timer(&qp->req.rexmit_timer, jiffies + vhca_req_timeout(qp));
