@@ -395,7 +395,7 @@ bool vhca_req_pending(struct vhca_qp *qp)
  * packets: an RC SEND or WRITE (READs and atomics are answered by
  * packets), with no packet in flight that a run could overtake (until
  * the peer acknowledged wire_end), to a peer not found remote.  Whether
- * the peer is local, the delivery finds out (vhca_req_deliver()).
+ * the peer is local, the delivery finds out (vhca_req_deliver_segs()).
  */
 static bool vhca_req_direct(struct vhca_qp *qp, const struct vhca_swqe *wqe)
 {
@@ -410,7 +410,7 @@ static bool vhca_req_direct(struct vhca_qp *qp, const struct vhca_swqe *wqe)
 
 /*
  * A run of WQE wqe's packets from req.pkt on, budget at most, for after the
- * pass (vhca_req_deliver()): as many as the window and VHCA_REQ_SEG_BYTES
+ * pass (vhca_req_deliver_segs()): as many as the window and VHCA_REQ_SEG_BYTES
  * allow (one at least).  Returns the packets it covers, 0 when the pass
  * has built as many runs as it can hold.
  */
@@ -656,8 +656,9 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
  * ACK comes back to qp's completer).  Returns 1 when the peer took them
  * all; 2 when it took one and NAKed it (an RNR NAK, say): the completer
  * has gone back to its PSN already, and those after it, which would
- * arrive out of sequence, are dropped.  Else what vhca_net_direct() returned for the one
- * it did not take, in *refused, and those after it are not placed either.
+ * arrive out of sequence, are dropped.  Else what vhca_net_direct()
+ * returned for the one it did not take, in *refused, and those after it
+ * are not placed either.
  */
 static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
 {
