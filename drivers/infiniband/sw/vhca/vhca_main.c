@@ -55,6 +55,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 
+	.add_gid = vhca_net_add_gid,
 	.alloc_hw_port_stats = vhca_alloc_hw_port_stats,
 	.alloc_mr = vhca_alloc_mr,
 	.alloc_mw = vhca_alloc_mw,
@@ -72,6 +73,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.dealloc_pd = vhca_dealloc_pd,
 	.dealloc_ucontext = vhca_dealloc_ucontext,
 	.dealloc_xrcd = vhca_dealloc_xrcd,
+	.del_gid = vhca_net_del_gid,
 	.dereg_mr = vhca_dereg_mr,
 	.destroy_ah = vhca_destroy_ah,
 	.destroy_cq = vhca_destroy_cq,

@@ -50,6 +50,7 @@
  * in through another netdev.
  */
 #include <linux/debugfs.h>
+#include <linux/hash.h>
 #include <linux/inet.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -82,6 +83,8 @@ static DEFINE_PER_CPU(unsigned int, vhca_net_local_depth);
 #define VHCA_NET_MIN_LEN	(sizeof(struct vhca_bth) + IB_ICRC_BYTES)
 /* Headers vhca_net_xmit() pushes, IPv6 being the longer IP header. */
 #define VHCA_NET_HDR_LEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+/* Buckets of a namespace's GID index: 2^VHCA_NET_GID_BITS. */
+#define VHCA_NET_GID_BITS	6
 
 /*
  * A namespace's socket and the devices using it.  In vhca_nets from the
@@ -93,12 +96,72 @@ struct vhca_net {
 	const struct net *net;		/* not counted: see the top comment */
 	struct socket *sock;
 	struct list_head devs;		/* vhca_net_link.node, RCU */
+	spinlock_t gids_lock;		/* writers of gids */
+	struct hlist_head gids[1 << VHCA_NET_GID_BITS];	/* vhca_net_gid */
+};
+
+/*
+ * A RoCE v2 GID of a device of the namespace, in its vhca_net's index from
+ * the core's add_gid to its del_gid (the entry's context): the devices'
+ * GID tables, by GID, for the per-packet lookups without the tables'
+ * locks.  A device's entries all go in its unregistration, before its
+ * detach; the device itself is freed a grace period after its release.
+ */
+struct vhca_net_gid {
+	struct hlist_node node;		/* in vhca_net.gids, RCU */
+	union ib_gid gid;
+	struct vhca_dev *vdev;
+	struct rcu_head rcu;
 };
 
 /* Writers hold the mutex; the namespace exit reads under RCU. */
 static LIST_HEAD(vhca_nets);
 static DEFINE_MUTEX(vhca_nets_lock);
 static DECLARE_WAIT_QUEUE_HEAD(vhca_nets_wait);
+
+static struct hlist_head *vhca_net_gid_bucket(struct vhca_net *vnet,
+					      const union ib_gid *gid)
+{
+	u32 h = ipv6_addr_hash((const struct in6_addr *)gid->raw);
+
+	return &vnet->gids[hash_32(h, VHCA_NET_GID_BITS)];
+}
+
+int vhca_net_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct vhca_dev *vdev = to_vdev(attr->device);
+	struct vhca_net *vnet = vdev->net.vnet;
+	struct vhca_net_gid *entry;
+
+	*context = NULL;
+	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return 0;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->gid = attr->gid;
+	entry->vdev = vdev;
+	spin_lock(&vnet->gids_lock);
+	hlist_add_tail_rcu(&entry->node, vhca_net_gid_bucket(vnet, &attr->gid));
+	spin_unlock(&vnet->gids_lock);
+	*context = entry;
+	return 0;
+}
+
+int vhca_net_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct vhca_net *vnet = to_vdev(attr->device)->net.vnet;
+	struct vhca_net_gid *entry = *context;
+
+	if (!entry)
+		return 0;
+	spin_lock(&vnet->gids_lock);
+	hlist_del_rcu(&entry->node);
+	spin_unlock(&vnet->gids_lock);
+	kfree_rcu(entry, rcu);
+	*context = NULL;
+	return 0;
+}
 
 /*
  * The device of vnet's namespace whose GID table holds dgid as a RoCE v2
@@ -107,25 +170,18 @@ static DECLARE_WAIT_QUEUE_HEAD(vhca_nets_wait);
 static struct vhca_dev *vhca_net_find_dev(struct vhca_net *vnet,
 					  const union ib_gid *dgid)
 {
-	const struct ib_gid_attr *attr;
-	struct vhca_net_link *link;
+	struct vhca_net_gid *entry;
 	struct vhca_dev *vdev;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(link, &vnet->devs, node) {
-		vdev = container_of(link, struct vhca_dev, net);
+	hlist_for_each_entry_rcu(entry, vhca_net_gid_bucket(vnet, dgid), node) {
+		vdev = entry->vdev;
 		/* Fails before registration and from unregistration on. */
-		if (!ib_device_try_get(&vdev->ibdev))
-			continue;
-		attr = rdma_find_gid_by_port(&vdev->ibdev, dgid,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP,
-					     VHCA_PORT, NULL);
-		if (!IS_ERR(attr)) {
-			rdma_put_gid_attr(attr);
+		if (!memcmp(&entry->gid, dgid, sizeof(*dgid)) &&
+		    ib_device_try_get(&vdev->ibdev)) {
 			rcu_read_unlock();
 			return vdev;
 		}
-		ib_device_put(&vdev->ibdev);
 	}
 	rcu_read_unlock();
 	return NULL;
@@ -415,6 +471,7 @@ int vhca_net_attach(struct vhca_dev *vdev, vhca_net_rx_t rx)
 		}
 		vnet->net = net;
 		INIT_LIST_HEAD(&vnet->devs);
+		spin_lock_init(&vnet->gids_lock);
 		err = vhca_net_open(vnet, net);
 		if (err) {
 			kfree(vnet);

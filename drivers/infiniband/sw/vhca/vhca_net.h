@@ -46,6 +46,14 @@ int vhca_net_attach(struct vhca_dev *vdev, vhca_net_rx_t rx);
 void vhca_net_detach(struct vhca_dev *vdev);
 
 /*
+ * ib_device_ops add_gid and del_gid: the core's RoCE v2 GIDs of an attached
+ * device go in its namespace's index, by which packets find their device
+ * without the GID tables' locks.  Process context.
+ */
+int vhca_net_add_gid(const struct ib_gid_attr *attr, void **context);
+int vhca_net_del_gid(const struct ib_gid_attr *attr, void **context);
+
+/*
  * A linear skb with headroom for Ethernet, IP and UDP headers and tailroom
  * for the ICRC: the caller puts len bytes, BTH through pad, and hands it to
  * vhca_net_xmit().
