@@ -18,7 +18,7 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
 
 /* Captured with a zero ICRC, so that vhca_pkt_parse() takes it back. */
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
-		  u16 sport, struct sk_buff *skb)
+		  u16 sport, struct dst_cache *route, struct sk_buff *skb)
 {
 	skb_put_zero(skb, IB_ICRC_BYTES);
 	skb_queue_tail(&engine_test_sent, skb);

@@ -75,7 +75,7 @@ bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 	if (!IS_ERR(out)) {
 		atomic64_inc(&vdev->counters[VHCA_CNT_DUP_REQUESTS]);
 		vhca_net_cb(out)->src_qpn = pkt->dqpn;
-		vhca_net_xmit(vdev, &grh, ghost->sport, out);
+		vhca_net_xmit(vdev, &grh, ghost->sport, NULL, out);
 	}
 out:
 	rdma_put_gid_attr(grh.sgid_attr);

@@ -429,7 +429,8 @@ static ssize_t vhca_net_xmit_write(struct file *file, const char __user *ubuf,
 		kfree_skb(skb);
 		goto out_attr;
 	}
-	err = vhca_net_xmit(vdev, &grh, rdma_get_udp_sport(0, 1, 1), skb);
+	err = vhca_net_xmit(vdev, &grh, rdma_get_udp_sport(0, 1, 1), NULL,
+			    skb);
 out_attr:
 	rdma_put_gid_attr(grh.sgid_attr);
 out_put:
@@ -575,7 +576,12 @@ static void vhca_net_push_hdrs(struct sk_buff *skb, struct net *net,
 	}
 }
 
-static int vhca_net_route4(struct sk_buff *skb, struct net *net, int oif)
+/*
+ * Route skb by route, the cache of its sender's path, or (none cached, or
+ * no cache) by a lookup that fills it.  BHs off.
+ */
+static int vhca_net_route4(struct sk_buff *skb, struct net *net, int oif,
+			   struct dst_cache *route)
 {
 	const struct iphdr *iph = ip_hdr(skb);
 	struct flowi4 fl4 = {
@@ -584,17 +590,25 @@ static int vhca_net_route4(struct sk_buff *skb, struct net *net, int oif)
 		.saddr = iph->saddr,
 		.daddr = iph->daddr,
 	};
-	struct rtable *rt;
+	struct rtable *rt = NULL;
+	__be32 saddr;
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
+	if (route)
+		rt = dst_cache_get_ip4(route, &saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		if (route)
+			dst_cache_set_ip4(route, &rt->dst, fl4.saddr);
+	}
 	skb_dst_set(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	return 0;
 }
 
-static int vhca_net_route6(struct sk_buff *skb, struct sock *sk, int oif)
+static int vhca_net_route6(struct sk_buff *skb, struct sock *sk, int oif,
+			   struct dst_cache *route)
 {
 	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	struct flowi6 fl6 = {
@@ -603,16 +617,24 @@ static int vhca_net_route6(struct sk_buff *skb, struct sock *sk, int oif)
 		.saddr = ip6h->saddr,
 		.daddr = ip6h->daddr,
 	};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
+	struct in6_addr saddr;
 	int err;
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
-	if (IS_ERR(dst))
-		return PTR_ERR(dst);
-	if (dst->error) {
-		err = dst->error;
-		dst_release(dst);
-		return err;
+	if (route)
+		dst = dst_cache_get_ip6(route, &saddr);
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6,
+						      NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		if (dst->error) {
+			err = dst->error;
+			dst_release(dst);
+			return err;
+		}
+		if (route)
+			dst_cache_set_ip6(route, dst, &fl6.saddr);
 	}
 	skb_dst_set(skb, dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
@@ -738,7 +760,7 @@ static void vhca_net_local_mcast(struct vhca_dev *vdev,
 }
 
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
-		  u16 sport, struct sk_buff *skb)
+		  u16 sport, struct dst_cache *route, struct sk_buff *skb)
 {
 	const struct ib_gid_attr *sattr = grh->sgid_attr;
 	const struct in6_addr *saddr = (const struct in6_addr *)sattr->gid.raw;
@@ -782,10 +804,13 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 			return 0;
 	}
 
+	/* The route cache's entries are per CPU. */
+	local_bh_disable();
 	if (ip4)
-		err = vhca_net_route4(skb, sock_net(sk), oif);
+		err = vhca_net_route4(skb, sock_net(sk), oif, route);
 	else
-		err = vhca_net_route6(skb, sk, oif);
+		err = vhca_net_route6(skb, sk, oif, route);
+	local_bh_enable();
 	if (err) {
 		ibdev_dbg(&vdev->ibdev, "xmit: no route from %pI6 to %pI6: %d\n",
 			  saddr, daddr, err);

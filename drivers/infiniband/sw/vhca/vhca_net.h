@@ -11,6 +11,7 @@
 
 #include <linux/list.h>
 #include <linux/skbuff.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "vhca_mcast.h"
@@ -66,6 +67,8 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  * grh->sgid_attr to grh->dgid (both RoCE v2, IPv4-mapped for IPv4) with
  * grh's traffic class and hop limit, UDP source port sport: appends the
  * ICRC, routes in the device's namespace and passes it to IP output.
+ * route (NULL: none) caches the route of a sender whose grh stays the same
+ * (a connected QP's path; dst_cache_reset() when it changes).
  * The sending QP's number goes in vhca_net_cb(skb)->src_qpn, if any.
  * Counts tx_packets/tx_bytes (BTH through ICRC) when IP accepts it.
  * When grh->dgid belongs to a vhca device of the same namespace (unless
@@ -79,7 +82,7 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
  * receive path takes (those of any QP) may be held.
  */
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
-		  u16 sport, struct sk_buff *skb);
+		  u16 sport, struct dst_cache *route, struct sk_buff *skb);
 
 /*
  * Direct placement: place(dst, arg) for the device dst of vdev's namespace

@@ -8,6 +8,7 @@
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "vhca_param.h"
@@ -186,6 +187,7 @@ struct vhca_qp {
 	bool sig_all;			/* IB_SIGNAL_ALL_WR */
 	struct ib_xrcd *xrcd;		/* XRC_TGT: its domain */
 	struct ib_qp_attr attr;		/* as set by modify_qp */
+	struct dst_cache route;		/* connected: attr's path, routed */
 
 	/* The engine. */
 	bool dying;			/* destroy: no more work or timers */

@@ -42,17 +42,25 @@ static void vhca_engine_doorbell(struct vhca_qp *qp)
 
 static int vhca_engine_qp_init(struct vhca_qp *qp)
 {
+	gfp_t gfp = qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+
 	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
 		  vhca_req_work : vhca_ud_work);
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
 	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->db.timer.function = vhca_db_timer;
 	skb_queue_head_init(&qp->resp.backlog);
-	if (!vhca_qp_connected(qp) || !qp->sq.count)
+	if (!vhca_qp_connected(qp))
 		return 0;
-	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe),
-				qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
-	return qp->req.swqe ? 0 : -ENOMEM;
+	if (dst_cache_init(&qp->route, gfp))
+		return -ENOMEM;
+	if (!qp->sq.count)
+		return 0;
+	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), gfp);
+	if (qp->req.swqe)
+		return 0;
+	dst_cache_destroy(&qp->route);
+	return -ENOMEM;
 }
 
 /* Stop the engine for a QP about to be freed (not findable any more). */
@@ -74,6 +82,8 @@ static void vhca_engine_qp_fini(struct vhca_qp *qp)
 	memset(&qp->resp.msg, 0, sizeof(qp->resp.msg));
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	kvfree(qp->req.swqe);
+	/* Nothing sends for the QP any more (a lingering one has its own). */
+	dst_cache_destroy(&qp->route);
 }
 
 /*
@@ -290,8 +300,11 @@ static void vhca_qp_store_attr(struct vhca_qp *qp,
 		a->qkey = attr->qkey;
 	if (mask & IB_QP_ACCESS_FLAGS)
 		a->qp_access_flags = attr->qp_access_flags;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		a->ah_attr = attr->ah_attr;
+		/* Routes the new path on the next send (any CPU's entry). */
+		dst_cache_reset(&qp->route);
+	}
 	if (mask & IB_QP_PATH_MTU)
 		a->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)

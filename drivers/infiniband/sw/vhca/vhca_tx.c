@@ -64,7 +64,7 @@ void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
 	while ((skb = __skb_dequeue(list))) {
 		vhca_net_cb(skb)->src_qpn = qp->ibqp.qp_num;
 		vhca_net_xmit(vdev, &qp->attr.ah_attr.grh, vhca_qp_sport(qp),
-			      skb);
+			      &qp->route, skb);
 	}
 }
 

@@ -179,7 +179,7 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 				      rdma_get_udp_sport(av->attr.grh.flow_label,
 							 qp->ibqp.qp_num,
 							 wqe.hdr.ud.remote_qpn),
-				      skb);
+				      NULL, skb);
 		if (av)
 			vhca_av_put(av);
 		if (status != IB_WC_SUCCESS) {
