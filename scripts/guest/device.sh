@@ -26,10 +26,6 @@ devinfo_is() {
 	grep -Eq "^[[:space:]]*$1:[[:space:]]+$2\$" $T/devinfo
 }
 
-no_gid() {
-	! has_gid "$@"
-}
-
 # wait_line FILE PATTERN: FILE gets a line matching PATTERN within 10 s.
 wait_line() {
 	wait_for 10 grep -q "$2" "$1"

@@ -157,6 +157,11 @@ has_gid() {
 	return 1
 }
 
+# no_gid DEV GID: the contrary, for wait_for.
+no_gid() {
+	! has_gid "$@"
+}
+
 # gid_find DEV IPV4: GI, the index of the RoCE v2 GID of an IPv4 address
 # (IPv4-mapped: its last 32 bits are the address).
 gid_find() {

@@ -222,6 +222,24 @@ xmit_acks() {
 		xmit vhca1 "$(gid_index vhca1 10.0.0.1)" 10.0.0.2
 	check "vhca3 receives it" wait_for 5 test "$(counter vhca3 rx_packets)" = 1
 	check "vhca1 counts it sent" test "$(counter vhca1 tx_packets)" = 1
+	# The namespace's GID index (add_gid/del_gid) follows the addresses:
+	# a GID added is delivered to in the kernel, a GID deleted no more.
+	ip addr add 10.0.0.4/24 dev veth1
+	check "GID table of vhca3 holds an added 10.0.0.4" \
+		wait_for 5 has_gid vhca3 0000:0000:0000:0000:0000:ffff:0a00:0004
+	check "net_xmit: an ACK from vhca1 to 10.0.0.4" \
+		xmit vhca1 "$(gid_index vhca1 10.0.0.1)" 10.0.0.4
+	check "vhca3 receives it, delivered in the kernel" \
+		wait_for 5 test "$(counter vhca3 local_rx_packets)" = 2
+	ip addr del 10.0.0.4/24 dev veth1
+	check "... until 10.0.0.4 leaves the GID table" \
+		wait_for 5 no_gid vhca3 0000:0000:0000:0000:0000:ffff:0a00:0004
+	xmit vhca1 "$(gid_index vhca1 10.0.0.1)" 10.0.0.4
+	sleep 1
+	check "then an ACK to 10.0.0.4 takes the wire (vhca1 delivered 2 in the kernel)" \
+		test "$(counter vhca1 local_tx_packets)" = 2
+	check "... and vhca3 receives nothing more" \
+		test "$(counter vhca3 rx_packets)" = 2
 	check "net_xmit: an ACK from vhca0 to its own 10.0.1.1" xmit vhca0 "$i4" 10.0.1.1
 	check "vhca0 receives it" wait_for 5 test "$(counter vhca0 rx_packets)" = 1
 	refuse "net_xmit: IPv4 source to IPv6 destination is refused" \

@@ -447,6 +447,18 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	return true;
 }
 
+/* Whether READ responses are to go or requests wait behind them. */
+static bool vhca_resp_more(struct vhca_qp *qp)
+{
+	unsigned long flags;
+	bool more;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	more = vhca_resp_holding(qp);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	return more;
+}
+
 /*
  * A request for the responder of qp: a packet, as it arrived (held: from
  * the backlog, its turn come), or a local requester's run of packets (in
@@ -546,11 +558,15 @@ out:
 		 * A READ request pays for the first pass at once: a READ of
 		 * up to VHCA_RESP_READ_BUDGET packets needs no worker (which
 		 * busy-polling processes may keep waiting past a short
-		 * retransmit timeout); the rest goes to the work item.
+		 * retransmit timeout, and whose wakeup would take the CPU
+		 * from the process waiting for the responses); the rest goes
+		 * to the work item.  A pass that could not run because
+		 * another runs is left to that one's caller, which looks for
+		 * work once it is done.
 		 */
-		if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
-			vhca_resp_read_pass(qp);
-		vhca_engine_kick(qp);
+		if (pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST ||
+		    (vhca_resp_read_pass(qp) && vhca_resp_more(qp)))
+			vhca_engine_kick(qp);
 	}
 	return taken;
 }
