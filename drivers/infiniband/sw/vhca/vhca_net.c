@@ -187,6 +187,16 @@ static struct vhca_dev *vhca_net_find_dev(struct vhca_net *vnet,
 	return NULL;
 }
 
+/*
+ * The netdev of a GID, or NULL once the core deleted the GID (del_gid()
+ * clears it), as rdma_read_gid_attr_ndev_rcu() tells but without the GID
+ * table's lock, which every packet would take.  Under RCU.
+ */
+static struct net_device *vhca_net_gid_ndev(const struct ib_gid_attr *attr)
+{
+	return rcu_dereference(attr->ndev);
+}
+
 bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
 		      u32 peer_qpn)
 {
@@ -206,7 +216,7 @@ bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
 		return cb->src_qpn && cb->src_qpn == peer_qpn;
 	if (!skb->dev)
 		return false;
-	ndev = rdma_read_gid_attr_ndev_rcu(path->sgid_attr);
+	ndev = vhca_net_gid_ndev(path->sgid_attr);
 	if (READ_ONCE(force_wire))
 		return skb->dev == ndev || (skb->dev->flags & IFF_LOOPBACK);
 	if (skb->dev != ndev)
@@ -786,8 +796,8 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		goto err_free;
 	}
 	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sattr);
-	oif = IS_ERR(ndev) ? 0 : ndev->ifindex;
+	ndev = vhca_net_gid_ndev(sattr);
+	oif = ndev ? ndev->ifindex : 0;
 	rcu_read_unlock();
 	if (!oif) {
 		err = -ENODEV;
