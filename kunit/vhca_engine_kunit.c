@@ -120,6 +120,8 @@ static struct vhca_qp *new_qp(struct kunit *test, struct engine_test *t,
 	INIT_WORK(&qp->tx_work, engine_test_work);
 	skb_queue_head_init(&qp->resp.backlog);
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
+	hrtimer_init(&qp->req.rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req.rnr_timer.function = vhca_req_rnr_timer;
 	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->db.timer.function = vhca_db_timer;
 
@@ -150,6 +152,7 @@ static void free_qp(struct engine_test *t, struct vhca_qp *qp)
 	WRITE_ONCE(qp->dying, true);
 	xa_erase(&t->vdev->qp_xa, qp->ibqp.qp_num);
 	timer_shutdown_sync(&qp->req.rexmit_timer);
+	hrtimer_cancel(&qp->req.rnr_timer);
 	hrtimer_cancel(&qp->db.timer);
 	cancel_work_sync(&qp->tx_work);
 	vhca_resp_drop_held(qp);
@@ -404,6 +407,13 @@ static void fire_rexmit(struct vhca_qp *qp)
 	vhca_req_rexmit_timer(&qp->req.rexmit_timer);
 }
 
+/* The end of an RNR NAK's delay, as its timer brings it. */
+static void fire_rnr(struct vhca_qp *qp)
+{
+	hrtimer_cancel(&qp->req.rnr_timer);
+	vhca_req_rnr_timer(&qp->req.rnr_timer);
+}
+
 /*
  * The responder's part of the work item, as the kick it asked for runs it:
  * READ responses, then the requests held behind them.
@@ -537,12 +547,12 @@ static void engine_timeout_retry_exceeded(struct kunit *test)
 }
 
 /*
- * The RNR delay ends (the retransmit timer's handler runs), then the pass
- * that the doorbell's next kick runs: the WQE goes again.
+ * The RNR delay ends (rnr_timer's handler runs), then the pass that the
+ * kick it queued runs: the WQE goes again.
  */
 static void rnr_delay_then_pass(struct kunit *test, struct engine_test *t)
 {
-	fire_rexmit(t->req);
+	fire_rnr(t->req);
 	vhca_req_run(t->req);
 	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
 }
@@ -561,7 +571,8 @@ static void engine_rnr_retry_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RNR_NAKS), 1ULL);
 	KUNIT_EXPECT_EQ(test, t->req->req.rnr_left, 0);
 	KUNIT_EXPECT_EQ(test, kicks(t, t->req), before);
-	KUNIT_EXPECT_TRUE(test, timer_pending(&t->req->req.rexmit_timer));
+	KUNIT_EXPECT_TRUE(test, hrtimer_active(&t->req->req.rnr_timer));
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t->req->req.rexmit_timer));
 	expect_no_cqe(test, t->send_cq);
 	rnr_delay_then_pass(test, t);
 
@@ -631,8 +642,8 @@ static void engine_db_lone_read_wakes(struct kunit *test)
 
 /*
  * The end of the RNR delay alone sends the WQE again, and the delay is
- * not a timeout: retry_cnt is not spent on it.  A kick during the delay
- * sends nothing.
+ * not a timeout: retry_cnt is not spent on it, and the retransmit timer
+ * does nothing meanwhile.  A kick during the delay sends nothing.
  */
 static void engine_rnr_delay_resends(struct kunit *test)
 {
@@ -646,11 +657,33 @@ static void engine_rnr_delay_resends(struct kunit *test)
 	expect_nothing_sent(test);
 	before = kicks(t, t->req);
 	fire_rexmit(t->req);
+	KUNIT_EXPECT_EQ(test, kicks(t, t->req), before);
+	KUNIT_EXPECT_TRUE(test, t->req->req.rnr_wait);
+	fire_rnr(t->req);
+	KUNIT_EXPECT_FALSE(test, t->req->req.rnr_wait);
 	KUNIT_EXPECT_GT(test, kicks(t, t->req), before);
 	KUNIT_EXPECT_EQ(test, t->req->req.retry_left, 7);
 	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_TIMEOUTS), 0ULL);
 	vhca_req_run(t->req);
 	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+}
+
+/* The RNR NAK's timer codes (IBTA table 45), in microseconds. */
+static void engine_rnr_delays(struct kunit *test)
+{
+	static const struct {
+		u8 code;
+		u32 us;
+	} table[] = {
+		{ 0, 655360 }, { 1, 10 }, { 2, 20 }, { 3, 30 }, { 4, 40 },
+		{ 5, 60 }, { 6, 80 }, { 7, 120 }, { 12, 640 }, { 13, 960 },
+		{ 14, 1280 }, { 20, 10240 }, { 30, 327680 }, { 31, 491520 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(table); i++)
+		KUNIT_EXPECT_EQ_MSG(test, vhca_rnr_delay_us(table[i].code),
+				    table[i].us, "code %u", table[i].code);
 }
 
 static void engine_ack_for_nothing(struct kunit *test)
@@ -2332,6 +2365,7 @@ static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_timeout_go_back_n),
 	KUNIT_CASE(engine_rnr_retry_infinite),
 	KUNIT_CASE(engine_rnr_delay_resends),
+	KUNIT_CASE(engine_rnr_delays),
 	KUNIT_CASE(engine_ack_for_nothing),
 	KUNIT_CASE(engine_db_lone_read_wakes),
 	KUNIT_CASE(engine_no_send_queue),

@@ -87,10 +87,18 @@ void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
 }
 
 /* The RNR delay a peer asked for, roughly as the IB table has it. */
-static unsigned long vhca_rnr_delay(u8 timer)
+/*
+ * The delay an RNR NAK's timer field asks for, in microseconds: the IBTA's
+ * table (10 us for 1, then 20, 30, 40, 60, 80 ... doubling every second
+ * code up to 491.52 ms for 31; 655.36 ms for 0).
+ */
+static u32 vhca_rnr_delay_us(u8 timer)
 {
-	return msecs_to_jiffies(timer ? max(1U, 1U << (timer / 4)) :
-				VHCA_RNR_DELAY_MAX_MS);
+	if (!timer)
+		return 655360;
+	if (timer == 1)
+		return 10;
+	return (timer & 1 ? 30 : 20) << ((timer - 2) / 2);
 }
 
 static u8 vhca_nak_status(u8 syndrome)
@@ -309,13 +317,16 @@ static void vhca_comp_complete_ack(struct vhca_qp *qp, u8 type, u32 psn,
 }
 
 /*
- * An RNR NAK: wait its delay (on the retransmit timer) and send again
- * from its PSN, rnr_retry times (VHCA_RNR_RETRY_INFINITE: for ever).
+ * An RNR NAK: wait its delay (on rnr_timer, to the microsecond: a tick of
+ * a timer_list would stretch the common 0.64 ms to several) and send again
+ * from its PSN, rnr_retry times (VHCA_RNR_RETRY_INFINITE: for ever).  The
+ * retransmit timer waits meanwhile (vhca_req_rexmit_timer()).
  */
 static void vhca_comp_rnr_nak(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			      struct vhca_comp_result *res)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u64 delay;
 
 	if (!qp->req.rnr_left) {
 		res->fatal = IB_WC_RNR_RETRY_EXC_ERR;
@@ -326,8 +337,10 @@ static void vhca_comp_rnr_nak(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	atomic64_inc(&vdev->counters[VHCA_CNT_RNR_NAKS]);
 	vhca_req_rewind(qp, pkt->psn);
 	qp->req.rnr_wait = true;
-	mod_timer(&qp->req.rexmit_timer, jiffies +
-		  vhca_rnr_delay(pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK));
+	del_timer(&qp->req.rexmit_timer);
+	delay = vhca_rnr_delay_us(pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK);
+	hrtimer_start(&qp->req.rnr_timer, ns_to_ktime(delay * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /*

@@ -204,13 +204,24 @@ void vhca_req_drain(struct vhca_qp *qp);
 void vhca_req_work(struct work_struct *work);
 
 /**
- * vhca_req_rexmit_timer() - the retransmit (and RNR delay) timer's handler
+ * vhca_req_rexmit_timer() - the retransmit timer's handler
  * @t: the QP's req.rexmit_timer
  *
  * Rewinds to the oldest unacknowledged WQE and queues the work item, or,
- * with no retry left, fails the QP with IB_WC_RETRY_EXC_ERR.
+ * with no retry left, fails the QP with IB_WC_RETRY_EXC_ERR.  Nothing
+ * during an RNR delay.
  */
 void vhca_req_rexmit_timer(struct timer_list *t);
+
+/**
+ * vhca_req_rnr_timer() - the end of an RNR NAK's delay (softirq)
+ * @t: the QP's req.rnr_timer
+ *
+ * Queues the work item, which sends again from the NAK's PSN.
+ *
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart vhca_req_rnr_timer(struct hrtimer *t);
 
 /**
  * vhca_req_rewind() - send again from a PSN on (go-back-N)

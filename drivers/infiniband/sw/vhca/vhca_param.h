@@ -73,8 +73,6 @@
 #define VHCA_TIMEOUT_MIN_MS	10
 /* Doublings of the retransmit timeout at most. */
 #define VHCA_TIMEOUT_BACKOFF_MAX 7
-/* RNR delay when the peer's timer code is 0 (655.36 ms in the IB table). */
-#define VHCA_RNR_DELAY_MAX_MS	655
 /* rnr_retry that means "retry for ever". */
 #define VHCA_RNR_RETRY_INFINITE	7
 

@@ -94,10 +94,11 @@ struct vhca_qp_req {
 	u32 wire_end;
 	u8 retry_left;
 	u8 rnr_left;
-	bool rnr_wait;			/* an RNR NAK's delay is on the timer */
+	bool rnr_wait;			/* an RNR NAK's delay is on rnr_timer */
 	bool running;			/* a requester pass is under way ... */
 	bool again;			/* ... and another was asked for */
 	struct timer_list rexmit_timer;
+	struct hrtimer rnr_timer;
 };
 
 /* Completer (vhca_comp.c): ACKs and READ responses; under sq_lock. */

@@ -47,6 +47,8 @@ static int vhca_engine_qp_init(struct vhca_qp *qp)
 	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
 		  vhca_req_work : vhca_ud_work);
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
+	hrtimer_init(&qp->req.rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req.rnr_timer.function = vhca_req_rnr_timer;
 	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->db.timer.function = vhca_db_timer;
 	skb_queue_head_init(&qp->resp.backlog);
@@ -75,6 +77,7 @@ static void vhca_engine_qp_fini(struct vhca_qp *qp)
 	synchronize_net();
 	cancel_work_sync(&qp->tx_work);
 	timer_shutdown_sync(&qp->req.rexmit_timer);
+	hrtimer_cancel(&qp->req.rnr_timer);
 	hrtimer_cancel(&qp->db.timer);
 	/* The timers queue no work for a dying QP: none runs any more. */
 	vhca_resp_drop_held(qp);

@@ -802,6 +802,21 @@ static void vhca_req_rewind_all(struct vhca_qp *qp)
 	vhca_req_rewind(qp, vhca_qp_swqe(qp, qp->sq_tail)->first_psn);
 }
 
+enum hrtimer_restart vhca_req_rnr_timer(struct hrtimer *t)
+{
+	struct vhca_qp *qp = container_of(t, struct vhca_qp, req.rnr_timer);
+	unsigned long flags;
+	bool resend;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	resend = !qp->dying && qp->state == IB_QPS_RTS && qp->req.rnr_wait;
+	qp->req.rnr_wait = false;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (resend)
+		vhca_engine_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
 void vhca_req_rexmit_timer(struct timer_list *t)
 {
 	struct vhca_qp *qp = from_timer(qp, t, req.rexmit_timer);
@@ -809,18 +824,9 @@ void vhca_req_rexmit_timer(struct timer_list *t)
 	bool fatal = false;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->dying || qp->state != IB_QPS_RTS) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return;
-	}
-	if (qp->req.rnr_wait) {
-		/* The RNR delay is over: send again from the NAK's PSN. */
-		qp->req.rnr_wait = false;
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		vhca_engine_kick(qp);
-		return;
-	}
-	if (!vhca_req_busy(qp)) {
+	/* No timeout during an RNR delay: rnr_timer ends it. */
+	if (qp->dying || qp->state != IB_QPS_RTS || qp->req.rnr_wait ||
+	    !vhca_req_busy(qp)) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return;
 	}
