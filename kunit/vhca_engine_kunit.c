@@ -668,6 +668,36 @@ static void engine_rnr_delay_resends(struct kunit *test)
 	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
 }
 
+/*
+ * An ACK that makes room while a pass is under way (it came back inside
+ * that pass's transmit, or on another CPU) leaves the next pass to it: no
+ * work item is queued, the pass runs again when it ends.  Without a pass
+ * under way, the same ACK queues the work item.
+ */
+static void engine_ack_during_pass(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	int before;
+
+	send_n(test, t, 1);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+	post_send(t, 2, VHCA_WR_SEND, t->local, 8, 0);
+	before = kicks(t, t->req);
+	t->req->req.running = true;
+	deliver_ack(test, t, SQ_PSN);
+	KUNIT_EXPECT_TRUE(test, t->req->req.again);
+	t->req->req.running = false;
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, kicks(t, t->req), before);
+
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	post_send(t, 3, VHCA_WR_SEND, t->local, 8, 0);
+	deliver_ack(test, t, SQ_PSN + 1);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
+	KUNIT_EXPECT_GT(test, kicks(t, t->req), before);
+}
+
 /* The RNR NAK's timer codes (IBTA table 45), in microseconds. */
 static void engine_rnr_delays(struct kunit *test)
 {
@@ -2366,6 +2396,7 @@ static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_rnr_retry_infinite),
 	KUNIT_CASE(engine_rnr_delay_resends),
 	KUNIT_CASE(engine_rnr_delays),
+	KUNIT_CASE(engine_ack_during_pass),
 	KUNIT_CASE(engine_ack_for_nothing),
 	KUNIT_CASE(engine_db_lone_read_wakes),
 	KUNIT_CASE(engine_no_send_queue),

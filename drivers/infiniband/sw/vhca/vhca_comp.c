@@ -468,6 +468,15 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		vhca_comp_progress(qp, &res);
 	else if (res.fatal == IB_WC_SUCCESS)
 		res.kick = false;
+	/*
+	 * A pass under way (the response came back inside its transmit, or
+	 * on another CPU) runs again when it ends, instead of a worker
+	 * woken only to find the work item running.
+	 */
+	if (res.kick && qp->req.running) {
+		qp->req.again = true;
+		res.kick = false;
+	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (res.fatal != IB_WC_SUCCESS)
 		vhca_qp_fatal(qp, res.fatal);
