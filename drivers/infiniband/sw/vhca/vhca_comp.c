@@ -86,7 +86,6 @@ void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
-/* The RNR delay a peer asked for, roughly as the IB table has it. */
 /*
  * The delay an RNR NAK's timer field asks for, in microseconds: the IBTA's
  * table (10 us for 1, then 20, 30, 40, 60, 80 ... doubling every second
