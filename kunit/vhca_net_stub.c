@@ -25,6 +25,16 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 	return 0;
 }
 
+void vhca_net_xmit_list(struct vhca_dev *vdev,
+			const struct ib_global_route *grh, u16 sport,
+			struct dst_cache *route, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		vhca_net_xmit(vdev, grh, sport, route, skb);
+}
+
 /* Every packet comes from this GID (the QPs' peer GID is all zeros). */
 static union ib_gid engine_test_source_gid;
 

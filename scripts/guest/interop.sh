@@ -99,10 +99,9 @@ show_counters() {
 write_wire_py() {
 cat >$T/wire.py <<'EOF'
 import signal, socket, struct, sys, zlib
+from roce_frames import sniffer, frames
 ifname, out = sys.argv[1], sys.argv[2]
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.bind((ifname, 0))
-s.settimeout(0.5)
+s = sniffer(ifname, 0.5)
 stop = []
 signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
 open(out + ".ready", "w").close()
@@ -112,20 +111,16 @@ def add(src, key, val):
 def count(src, key):
     d = st.setdefault(src, {})
     d[key] = d.get(key, 0) + 1
-while not stop:
-    try:
-        f = s.recv(65535)
-    except socket.timeout:
-        continue
+def frame(f):
     if struct.unpack("!H", f[12:14])[0] != 0x0800:
-        continue
+        return
     ip = f[14:]
     if ip[9] != 17 or ip[0] != 0x45:
-        continue
+        return
     tot = struct.unpack("!H", ip[2:4])[0]
     udp = ip[20:tot]
     if struct.unpack("!H", udp[2:4])[0] != 4791:
-        continue
+        return
     src = socket.inet_ntoa(ip[12:16])
     nh = bytearray(ip[:20]); nh[1] = 0xff; nh[8] = 0xff; nh[10:12] = b"\xff\xff"
     uh = bytearray(udp[:8]); uh[6:8] = b"\xff\xff"
@@ -156,6 +151,15 @@ while not stop:
         add(src, "aeth_syndrome", "0x%02x" % syn)
         if op == 0x11:
             count(src, "acks_with_msn" if udp[21:24] != b"\0\0\0" else "acks_msn_0")
+while not stop:
+    try:
+        fs = frames(s)
+    except socket.timeout:
+        continue
+    if len(fs) > 1:
+        count(socket.inet_ntoa(fs[0][26:30]), "gso_packets")
+    for f in fs:
+        frame(f)
 with open(out, "w") as o:
     for src in sorted(st):
         for k in sorted(st[src]):
@@ -167,6 +171,7 @@ EOF
 
 # capture_start / capture_stop NAME: the wire summary of what ran between.
 capture_start() {
+	roce_frames_py
 	write_wire_py
 	rm -f $T/wire.out.ready
 	$PEER /usr/bin/python3 $T/wire.py veth1 $T/wire.out &
@@ -207,6 +212,9 @@ wire_checks() {
 		check "$D wire: $who sent frames" grep -q "^$src frames " $T/$D-wire.wire
 		check "$D wire: every ICRC $who sent is right" \
 			sh -c "! grep -q '^$src bad_icrc ' $T/$D-wire.wire"
+		[ $who = vhca ] &&
+			check "$D wire: vhca sends runs of packets as UDP GSO packets (cut back by the capture)" \
+				grep -q "^$src gso_packets " $T/$D-wire.wire
 		check "$D wire: $who sends IPv4 with DF, offset 0, TOS 0, TTL 64" \
 			wire $D-wire $src ip_df=1 ip_frag=0 ip_tos=0 ip_ttl=64
 		check "$D wire: $who sends UDP checksum 0, source port >= 0xc000, the right UDP length" \

@@ -114,6 +114,44 @@ listening() {
 	return 1
 }
 
+# roce_frames_py: $T/roce_frames.py, for the capture scripts written to $T:
+# sniffer(IFNAME, TIMEOUT) is an AF_PACKET socket with PACKET_VNET_HDR,
+# and frames(SOCKET) reads one packet from it and gives the Ethernet frames
+# it stands for.  vhca sends consecutive packets of one length as one UDP
+# GSO packet (vhca_net_gso() in vhca_net.c), which a tap sees whole: it is
+# cut by gso_size as segmentation cuts it, each piece with its own IP and
+# UDP lengths and, over IPv4, the ID one above the one before.
+roce_frames_py() {
+	cat >$T/roce_frames.py <<'EOF'
+import socket, struct
+SOL_PACKET, PACKET_VNET_HDR, VIRTIO_NET_HDR_GSO_UDP_L4 = 263, 15, 5
+def sniffer(ifname, timeout):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+    s.bind((ifname, 0))
+    s.settimeout(timeout)
+    return s
+def frames(s):
+    d = s.recv(1 << 17)
+    gso, size, f = d[1], struct.unpack("<H", d[4:6])[0], d[10:]
+    et = struct.unpack("!H", f[12:14])[0]
+    if gso != VIRTIO_NET_HDR_GSO_UDP_L4 or et not in (0x0800, 0x86dd):
+        return [f]
+    hl = 14 + (20 if et == 0x0800 else 40) + 8
+    out = []
+    for i, o in enumerate(range(hl, len(f), size)):
+        p, h = f[o:o + size], bytearray(f[:hl])
+        if et == 0x0800:
+            ident = (struct.unpack("!H", f[18:20])[0] + i) & 0xffff
+            struct.pack_into("!HH", h, 16, hl - 14 + len(p), ident)
+        else:
+            struct.pack_into("!H", h, 18, 8 + len(p))
+        struct.pack_into("!H", h, hl - 4, 8 + len(p))
+        out.append(bytes(h) + p)
+    return out
+EOF
+}
+
 # Load vhca.ko with the modules it depends on (VHCA_DEPS, read once by
 # run_scenarios), and ib_uverbs, which udev (absent here) loads on a real
 # host when an RDMA device appears; modprobe only when one is not loaded.

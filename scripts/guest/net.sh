@@ -8,8 +8,10 @@
 # test build, whose debugfs has the net_xmit hook: RoCEv2 ACKs sent over
 # IPv4 and IPv6 between namespaces, to another port of the same namespace
 # and to the port's own address, counted on both ends, ICRC checked on the
-# wire.
+# wire.  On the stock kernel: RC over IPv6 between namespaces, each frame's
+# ICRC checked on the wire.
 . "$VHCA_TOP/scripts/guest/lib.sh"
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 
 IB=/sys/class/infiniband
 T=/tmp/net-test
@@ -64,18 +66,21 @@ gid6_index() {
 
 # icrc_py: $T/icrc.py, which prints the ICRC of every RoCEv2 frame seen on
 # an interface, recomputed per the RoCEv2 annex (masked IP/UDP/BTH fields,
-# 8 bytes of ones in front).
+# 8 bytes of ones in front), "gso" after those cut from a GSO packet.
 icrc_py() {
+	roce_frames_py
 	cat >$T/icrc.py <<-'EOF'
 	import socket, struct, sys, zlib
+	from roce_frames import sniffer, frames
 	ifname, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-	s.bind((ifname, 0))
-	s.settimeout(30)
+	s = sniffer(ifname, 30)
 	open(out, "w").write("ready\n")
-	seen = 0
+	seen, fs = 0, []
 	while seen < count:
-	    f = s.recv(65535)
+	    if not fs:
+	        fs = frames(s)
+	        gso = " gso" if len(fs) > 1 else ""
+	    f = fs.pop(0)
 	    et, ip = struct.unpack("!H", f[12:14])[0], f[14:]
 	    if et == 0x0800 and ip[9] == 17:
 	        nh = bytearray(ip[:20]); nh[1] = 0xff; nh[8] = 0xff; nh[10:12] = b"\xff\xff"
@@ -93,8 +98,8 @@ icrc_py() {
 	    icrc = zlib.crc32(b"\xff" * 8 + bytes(nh) + bytes(uh) + bytes(ib[:-4]))
 	    ok = icrc == struct.unpack("<I", bytes(ib[-4:]))[0]
 	    with open(out, "a") as o:
-	        o.write("v%d opcode 0x%02x sport %d icrc %s\n" %
-	                (ver, ib[0], struct.unpack("!H", udp[0:2])[0], "ok" if ok else "BAD"))
+	        o.write("v%d opcode 0x%02x sport %d icrc %s%s\n" %
+	                (ver, ib[0], struct.unpack("!H", udp[0:2])[0], "ok" if ok else "BAD", gso))
 	    seen += 1
 	EOF
 }
@@ -247,6 +252,35 @@ xmit_acks() {
 	check "the refused send is not counted" test "$(counter vhca0 tx_packets)" = 3
 }
 scenario xmit xmit_acks 90
+
+# RC over IPv6 between namespaces (the GIDs' addresses; the pingpong's
+# own exchange over IPv4): ibv_rc_pingpong of 5000-byte SENDs
+# (five packets each way, the first four of one length: one UDP GSO
+# packet), every frame on the wire cut back and its ICRC checked.
+wire_v6() {
+	check "insmod vhca.ko (with its dependencies)" load_vhca
+	peer_ns
+	check "rdma link add vhca0 netdev veth2" rdma link add vhca0 type vhca netdev veth2
+	vhca2_peer
+	ip addr add 2001:db8:1::1/64 dev veth2 nodad
+	ip netns exec peer ip addr add 2001:db8:1::2/64 dev veth3 nodad
+	check "GID table of vhca0 holds 2001:db8:1::1" wait_for 5 gid6_index vhca0 2001:db8:1::1
+	check "GID table of vhca2 holds 2001:db8:1::2" wait_for 5 gid6_index vhca2 2001:db8:1::2
+	icrc_py
+	rm -f $T/icrc.out
+	ip netns exec peer /usr/bin/python3 $T/icrc.py veth3 100 $T/icrc.out &
+	_cap=$!
+	wait_for 10 grep -qs ready $T/icrc.out
+	check "ibv_rc_pingpong -s 5000 over IPv6" pair v6 \
+		"ip netns exec peer ibv_rc_pingpong -d vhca2 -g $(gid6_index vhca2 2001:db8:1::2) -s 5000 -n 20" \
+		"ibv_rc_pingpong -d vhca0 -g $(gid6_index vhca0 2001:db8:1::1) -s 5000 -n 20 10.0.1.2"
+	wait $_cap
+	check "100 frames captured, all IPv6 with a correct ICRC" \
+		test "$(grep -c '^v6 .* icrc ok' $T/icrc.out)" = 100
+	check "... SEND FIRST and MIDDLE among them, cut back from GSO packets" \
+		sh -c "grep -q '^v6 opcode 0x00 .* gso$' $T/icrc.out && grep -q '^v6 opcode 0x01 .* gso$' $T/icrc.out"
+}
+scenario wire-v6 wire_v6 90 stock
 
 # rmmod with a live device in a second namespace, then namespace removal
 # with a live device.

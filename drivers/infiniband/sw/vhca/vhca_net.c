@@ -83,6 +83,8 @@ static DEFINE_PER_CPU(unsigned int, vhca_net_local_depth);
 #define VHCA_NET_MIN_LEN	(sizeof(struct vhca_bth) + IB_ICRC_BYTES)
 /* Headers vhca_net_xmit() pushes, IPv6 being the longer IP header. */
 #define VHCA_NET_HDR_LEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+/* Packets in one GSO batch at most (vhca_net_gso()). */
+#define VHCA_NET_GSO_SEGS	64
 /* Buckets of a namespace's GID index: 2^VHCA_NET_GID_BITS. */
 #define VHCA_NET_GID_BITS	6
 
@@ -538,9 +540,10 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
 
 /*
  * Put the UDP and IP headers in front of skb (BTH through ICRC) as they go
- * out, but for the IPv4 header checksum, which IP output sets.
+ * out, but for the IPv4 header checksum, which IP output sets, and the
+ * IPv4 ID, which the wire path picks (vhca_net_wire()).
  */
-static void vhca_net_push_hdrs(struct sk_buff *skb, struct net *net,
+static void vhca_net_push_hdrs(struct sk_buff *skb,
 			       const struct ib_global_route *grh, u16 sport,
 			       bool ip4)
 {
@@ -571,7 +574,7 @@ static void vhca_net_push_hdrs(struct sk_buff *skb, struct net *net,
 		iph->check = 0;
 		iph->saddr = saddr->s6_addr32[3];
 		iph->daddr = daddr->s6_addr32[3];
-		__ip_select_ident(net, iph, 1);
+		iph->id = 0;
 		skb->protocol = htons(ETH_P_IP);
 	} else {
 		ip6h = skb_push(skb, sizeof(*ip6h));
@@ -769,8 +772,91 @@ static void vhca_net_local_mcast(struct vhca_dev *vdev,
 	local_bh_enable();
 }
 
-int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
-		  u16 sport, struct dst_cache *route, struct sk_buff *skb)
+/*
+ * GSO: the packets at the head of more (headers not pushed, no ICRC yet)
+ * that have skb's length (len: BTH through ICRC) follow skb (routed, its
+ * headers pushed), as many as one IP datagram carries, in one UDP
+ * fraglist GSO packet: the frag_list holds each packet with its own
+ * headers (data at its BTH), as the kernel's UDP GRO builds them.  IP
+ * output, the device and the receiving host's IP and UDP then take the
+ * batch once, and whatever segments it (the receiving UDP socket, a device
+ * without the feature, a tap's reader cutting by gso_size) gives back the
+ * packets they were: each its own headers, the IPv4 ID one above the one
+ * before.  The IPv4 IDs are set here and every ICRC covers its packet's
+ * headers as segmentation leaves them.  Returns how many packets skb
+ * carries, or an error (skb still single; the packets taken from more are
+ * freed).
+ */
+static int vhca_net_gso(struct sk_buff *skb, struct sk_buff_head *more,
+			struct net *net, const struct ib_global_route *grh,
+			u16 sport, bool ip4, unsigned int len)
+{
+	unsigned int hlen = skb->len - len;
+	unsigned int room = hlen + LL_RESERVED_SPACE(skb_dst(skb)->dev);
+	struct sk_buff *segs = NULL, **tail = &segs, *seg;
+	unsigned int n = 1;
+	u16 id = 0;
+	int err;
+
+	while (more && n < VHCA_NET_GSO_SEGS &&
+	       hlen + (n + 1) * len <= IP_MAX_MTU) {
+		seg = skb_peek(more);
+		if (!seg || seg->len + IB_ICRC_BYTES != len ||
+		    skb_tailroom(seg) < IB_ICRC_BYTES ||
+		    skb_headroom(seg) < room || skb_is_nonlinear(seg))
+			break;
+		__skb_unlink(seg, more);
+		skb_put_zero(seg, IB_ICRC_BYTES);
+		vhca_net_push_hdrs(seg, grh, sport, ip4);
+		*tail = seg;
+		tail = &seg->next;
+		n++;
+	}
+	*tail = NULL;
+
+	if (ip4) {
+		__ip_select_ident(net, ip_hdr(skb), n);
+		id = ntohs(ip_hdr(skb)->id);
+	}
+	err = vhca_pkt_icrc_set(ip_hdr(skb), udp_hdr(skb), udp_hdr(skb) + 1,
+				len);
+	for (seg = segs; seg && !err; seg = seg->next) {
+		if (ip4)
+			ip_hdr(seg)->id = htons(++id);
+		err = vhca_pkt_icrc_set(ip_hdr(seg), udp_hdr(seg),
+					udp_hdr(seg) + 1, len);
+	}
+	if (err) {
+		kfree_skb_list(segs);
+		return err;
+	}
+	if (!segs)
+		return 1;
+
+	for (seg = segs; seg; seg = seg->next) {
+		__skb_pull(seg, hlen);
+		skb->len += seg->len;
+		skb->data_len += seg->len;
+		skb->truesize += seg->truesize;
+	}
+	skb_shinfo(skb)->frag_list = segs;
+	udp_hdr(skb)->len = htons(skb->len - skb_transport_offset(skb));
+	skb_shinfo(skb)->gso_size = len;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+	skb_shinfo(skb)->gso_segs = n;
+	/* UDP checksum zero: none to compute or check, here or on receive. */
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	return n;
+}
+
+/*
+ * Send skb, and the packets of more that can go with it (vhca_net_gso());
+ * see vhca_net_xmit().
+ */
+static int vhca_net_send(struct vhca_dev *vdev,
+			 const struct ib_global_route *grh, u16 sport,
+			 struct dst_cache *route, struct sk_buff *skb,
+			 struct sk_buff_head *more)
 {
 	const struct ib_gid_attr *sattr = grh->sgid_attr;
 	const struct in6_addr *saddr = (const struct in6_addr *)sattr->gid.raw;
@@ -780,7 +866,7 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 	bool ip4 = ipv6_addr_v4mapped(saddr);
 	bool mcast = rdma_is_multicast_addr((struct in6_addr *)daddr);
 	unsigned int len;
-	int oif, err;
+	int oif, err, n;
 
 	if (sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
 	    ipv6_addr_v4mapped(daddr) != ip4) {
@@ -806,7 +892,7 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 
 	skb_put_zero(skb, IB_ICRC_BYTES);
 	len = skb->len;
-	vhca_net_push_hdrs(skb, sock_net(sk), grh, sport, ip4);
+	vhca_net_push_hdrs(skb, grh, sport, ip4);
 	if (!READ_ONCE(force_wire)) {
 		if (mcast)
 			vhca_net_local_mcast(vdev, &grh->dgid, skb);
@@ -826,10 +912,12 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 			  saddr, daddr, err);
 		goto err_free;
 	}
-	err = vhca_pkt_icrc_set(skb_network_header(skb), udp_hdr(skb),
-				udp_hdr(skb) + 1, len);
-	if (err)
+	n = vhca_net_gso(skb, mcast ? NULL : more, sock_net(sk), grh, sport,
+			 ip4, len);
+	if (n < 0) {
+		err = n;
 		goto err_free;
+	}
 
 	if (ip4)
 		err = ip_local_out(sock_net(sk), sk, skb);
@@ -839,13 +927,29 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		err = net_xmit_errno(err);
 	if (err)
 		return err;
-	atomic64_inc(&vdev->counters[VHCA_CNT_TX_PACKETS]);
-	atomic64_add(len, &vdev->counters[VHCA_CNT_TX_BYTES]);
+	atomic64_add(n, &vdev->counters[VHCA_CNT_TX_PACKETS]);
+	atomic64_add((u64)n * len, &vdev->counters[VHCA_CNT_TX_BYTES]);
 	return 0;
 
 err_free:
 	kfree_skb(skb);
 	return err;
+}
+
+int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
+		  u16 sport, struct dst_cache *route, struct sk_buff *skb)
+{
+	return vhca_net_send(vdev, grh, sport, route, skb, NULL);
+}
+
+void vhca_net_xmit_list(struct vhca_dev *vdev,
+			const struct ib_global_route *grh, u16 sport,
+			struct dst_cache *route, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		vhca_net_send(vdev, grh, sport, route, skb, list);
 }
 
 static bool vhca_net_in_use(const struct net *net)

@@ -85,6 +85,18 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		  u16 sport, struct dst_cache *route, struct sk_buff *skb);
 
 /*
+ * vhca_net_xmit() of each packet of list in turn (emptied), but that
+ * consecutive packets of one length that take the wire go out together,
+ * as one UDP GSO packet of at most 64 KiB (its frag_list holds each with
+ * its own headers and ICRC; a receiving host's UDP, or a device without
+ * the feature, cuts it back into those packets): IP output, the devices
+ * and the receiving host's IP and UDP take them once.
+ */
+void vhca_net_xmit_list(struct vhca_dev *vdev,
+			const struct ib_global_route *grh, u16 sport,
+			struct dst_cache *route, struct sk_buff_head *list);
+
+/*
  * Direct placement: place(dst, arg) for the device dst of vdev's namespace
  * that owns grh->dgid, where vhca_net_xmit() would deliver a packet of grh
  * in the kernel, with dst held, BHs off and under RCU, as the packet's

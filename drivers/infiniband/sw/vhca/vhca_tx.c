@@ -58,14 +58,12 @@ struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
 
 void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
 {
-	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(list))) {
+	skb_queue_walk(list, skb)
 		vhca_net_cb(skb)->src_qpn = qp->ibqp.qp_num;
-		vhca_net_xmit(vdev, &qp->attr.ah_attr.grh, vhca_qp_sport(qp),
-			      &qp->route, skb);
-	}
+	vhca_net_xmit_list(to_vdev(qp->ibqp.device), &qp->attr.ah_attr.grh,
+			   vhca_qp_sport(qp), &qp->route, list);
 }
 
 void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
