@@ -109,15 +109,17 @@ scenario atomics-dup atomics_dup
 # Two hosts with reordering and delay, nothing lost: a sequence NAK brings
 # every packet that came too early again, without a retransmit timeout.
 # ibv_rc_pingpong's send queue has one slot, which is in flight when the
-# NAK comes.  A timeout is allowed per 100 iterations for a response held
+# NAK comes.  4000-byte messages: their first three packets, of one length,
+# cross as one UDP GSO packet and the shorter last one alone, so netem has
+# two to reorder per message.  A timeout is allowed per 100 iterations for a response held
 # up longer than 67 ms on a loaded host.
 reorder() {
 	ports_two_ns
 	netem_both "$NETEM_REORDER"
 	t0=$(total timeouts) n0=$(total seq_naks)
-	check "ibv_rc_pingpong -s 4096 -n $N_REORDER (two namespaces, reordering)" pair reorder \
-		"ibv_rc_pingpong -d vhca0 -g $G0 -s 4096 -n $N_REORDER" \
-		"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -s 4096 -n $N_REORDER 10.0.0.1"
+	check "ibv_rc_pingpong -s 4000 -n $N_REORDER (two namespaces, reordering)" pair reorder \
+		"ibv_rc_pingpong -d vhca0 -g $G0 -s 4000 -n $N_REORDER" \
+		"ip netns exec peer ibv_rc_pingpong -d vhca1 -g $G1 -s 4000 -n $N_REORDER 10.0.0.1"
 	t=$(($(total timeouts) - t0)) n=$(($(total seq_naks) - n0))
 	echo "# reordering: seq_naks $n, timeouts $t (both ports)"
 	check "reordering: the receivers asked again ($n sequence NAKs)" test "$n" -gt 0
