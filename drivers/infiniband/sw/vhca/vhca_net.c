@@ -541,7 +541,7 @@ struct sk_buff *vhca_net_alloc_skb(struct vhca_dev *vdev, unsigned int len,
 /*
  * Put the UDP and IP headers in front of skb (BTH through ICRC) as they go
  * out, but for the IPv4 header checksum, which IP output sets, and the
- * IPv4 ID, which the wire path picks (vhca_net_wire()).
+ * IPv4 ID, which the wire path picks (vhca_net_gso()).
  */
 static void vhca_net_push_hdrs(struct sk_buff *skb,
 			       const struct ib_global_route *grh, u16 sport,
