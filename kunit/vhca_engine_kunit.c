@@ -641,6 +641,73 @@ static void engine_db_lone_read_wakes(struct kunit *test)
 }
 
 /*
+ * A ping-pong seen from one side: the ACK of its WRITE opens the window,
+ * the peer's answer (a WRITE to this QP) ends it.  The peer's next message
+ * comes while the doorbell sleeps: the post answering it opens no window,
+ * its ACK sets NEEDS_WAKEUP at once (no db_timer).  A post with no
+ * message since, a stream's, opens the window again.
+ */
+static void engine_db_pingpong_skips_window(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_qp *qp = t->req;
+	struct vhca_pkt ack, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY,
+		.dqpn = REQ_QPN,
+		.psn = RQ_PSN,
+		.paylen = 8,
+		.ackreq = true,
+		.reth_va = (uintptr_t)t->local,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = 8,
+	};
+
+	/* A window that cannot end by itself while the test looks. */
+	poll_budget = USEC_PER_SEC;
+	post_send(t, 1, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
+	vhca_req_run(qp);
+	loop_sent(t);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_GRACE);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(qp->recs.st->flags) &
+			   VHCA_STATUS_NEEDS_WAKEUP);
+
+	/* The answer ends the window. */
+	deliver(test, t, &pkt, 0x5a);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
+	hrtimer_cancel(&qp->db.timer);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_AWAKE);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
+			  VHCA_STATUS_NEEDS_WAKEUP);
+
+	/* The next round's message, then the post that answers it. */
+	pkt.psn = RQ_PSN + 1;
+	deliver(test, t, &pkt, 0x5b);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN + 1, &ack);
+	post_send(t, 2, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
+	vhca_req_run(qp);
+	loop_sent(t);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_AWAKE);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&qp->db.timer));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
+			  VHCA_STATUS_NEEDS_WAKEUP);
+
+	/* No message since: the window opens. */
+	post_send(t, 3, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
+	vhca_req_run(qp);
+	loop_sent(t);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, 3, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_GRACE);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(qp->recs.st->flags) &
+			   VHCA_STATUS_NEEDS_WAKEUP);
+	hrtimer_cancel(&qp->db.timer);
+}
+
+/*
  * The end of the RNR delay alone sends the WQE again, and the delay is
  * not a timeout: retry_cnt is not spent on it, and the retransmit timer
  * does nothing meanwhile.  A kick during the delay sends nothing.
@@ -2399,6 +2466,7 @@ static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_ack_during_pass),
 	KUNIT_CASE(engine_ack_for_nothing),
 	KUNIT_CASE(engine_db_lone_read_wakes),
+	KUNIT_CASE(engine_db_pingpong_skips_window),
 	KUNIT_CASE(engine_no_send_queue),
 	KUNIT_CASE(engine_rts_to_rts_keeps_psn),
 	KUNIT_CASE(engine_read_gap_rerequested),

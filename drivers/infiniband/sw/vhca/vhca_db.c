@@ -78,9 +78,13 @@ bool vhca_db_idle(struct vhca_qp *qp)
  * End the poll window of an idle doorbell: a last look, then sleep.  With
  * answer, the responder took a message: the process is likely to answer
  * it with a post_send of its own (a ping-pong), which then kicks at once
- * instead of waiting for db_timer; a window not open yet (requests in
- * flight) is skipped.  A stream that only sends gets no messages and keeps its
- * window: its posts need no system call.
+ * instead of waiting for db_timer.  Without an open window (requests in
+ * flight, or the doorbell asleep) the next window is skipped: in a
+ * ping-pong the message comes after the ACK that opened this side's
+ * window, and that window would only arm db_timer, whose interrupt and
+ * softirq under TCG land on the CPU of a process polling for the answer.
+ * A stream that only sends gets no messages and keeps its windows: its
+ * posts need no system call.
  */
 void vhca_db_expire(struct vhca_qp *qp, bool answer)
 {
@@ -91,7 +95,7 @@ void vhca_db_expire(struct vhca_qp *qp, bool answer)
 	run = qp->db.state == VHCA_DB_GRACE;
 	if (run)
 		qp->db.state = VHCA_DB_EXPIRED;
-	else if (answer && vhca_req_busy(qp))
+	else if (answer)
 		qp->db.answer = true;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (run)
