@@ -640,12 +640,28 @@ static void engine_db_lone_read_wakes(struct kunit *test)
 			  VHCA_STATUS_NEEDS_WAKEUP);
 }
 
+/* A post answering the peer's message: its ACK opens no window. */
+static void pingpong_post(struct kunit *test, struct engine_test *t, u64 id)
+{
+	struct vhca_qp *qp = t->req;
+
+	post_send(t, id, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
+	vhca_req_run(qp);
+	loop_sent(t);
+	loop_sent(t);
+	expect_cqe(test, t->send_cq, id, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_AWAKE);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&qp->db.timer));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
+			  VHCA_STATUS_NEEDS_WAKEUP);
+}
+
 /*
  * A ping-pong seen from one side: the ACK of its WRITE opens the window,
- * the peer's answer (a WRITE to this QP) ends it.  The peer's next message
- * comes while the doorbell sleeps: the post answering it opens no window,
- * its ACK sets NEEDS_WAKEUP at once (no db_timer).  A post with no
- * message since, a stream's, opens the window again.
+ * the peer's answer (a WRITE to this QP) ends it and stops db_timer; the
+ * post answering it opens no window, its ACK sets NEEDS_WAKEUP at once.
+ * The peer's next message comes while the doorbell sleeps: the same.  A
+ * post with no message since, a stream's, opens the window again.
  */
 static void engine_db_pingpong_skips_window(struct kunit *test)
 {
@@ -673,34 +689,27 @@ static void engine_db_pingpong_skips_window(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(qp->recs.st->flags) &
 			   VHCA_STATUS_NEEDS_WAKEUP);
 
-	/* The answer ends the window. */
+	/* The answer ends the window, then the post that answers it. */
 	deliver(test, t, &pkt, 0x5a);
 	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
-	hrtimer_cancel(&qp->db.timer);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&qp->db.timer));
 	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_AWAKE);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
 			  VHCA_STATUS_NEEDS_WAKEUP);
+	pingpong_post(test, t, 2);
 
-	/* The next round's message, then the post that answers it. */
+	/* The next round's message, while the doorbell sleeps: the same. */
 	pkt.psn = RQ_PSN + 1;
 	deliver(test, t, &pkt, 0x5b);
 	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN + 1, &ack);
-	post_send(t, 2, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
-	vhca_req_run(qp);
-	loop_sent(t);
-	loop_sent(t);
-	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
-	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_AWAKE);
-	KUNIT_EXPECT_FALSE(test, hrtimer_active(&qp->db.timer));
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(qp->recs.st->flags) &
-			  VHCA_STATUS_NEEDS_WAKEUP);
+	pingpong_post(test, t, 3);
 
 	/* No message since: the window opens. */
-	post_send(t, 3, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
+	post_send(t, 4, VHCA_WR_RDMA_WRITE, t->local, 8, (uintptr_t)t->remote);
 	vhca_req_run(qp);
 	loop_sent(t);
 	loop_sent(t);
-	expect_cqe(test, t->send_cq, 3, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	expect_cqe(test, t->send_cq, 4, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_EQ(test, qp->db.state, VHCA_DB_GRACE);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(qp->recs.st->flags) &
 			   VHCA_STATUS_NEEDS_WAKEUP);

@@ -50,18 +50,21 @@ bool vhca_db_idle(struct vhca_qp *qp)
 		vhca_db_wakeup_flag(qp, false);
 		return false;
 	}
-	if (budget && qp->db.state == VHCA_DB_AWAKE && !qp->db.answer) {
-		qp->db.state = VHCA_DB_GRACE;
-		hrtimer_start(&qp->db.timer,
-			      ns_to_ktime((u64)budget * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_SOFT);
-		vhca_db_wakeup_flag(qp, false);
-		return false;
+	if (budget && qp->db.state == VHCA_DB_AWAKE) {
+		if (!qp->db.answer) {
+			qp->db.state = VHCA_DB_GRACE;
+			hrtimer_start(&qp->db.timer,
+				      ns_to_ktime((u64)budget * NSEC_PER_USEC),
+				      HRTIMER_MODE_REL_SOFT);
+			vhca_db_wakeup_flag(qp, false);
+			return false;
+		}
+		/* An answer is likely: this window is skipped. */
+		qp->db.answer = false;
 	}
 	if (qp->db.state == VHCA_DB_GRACE)
 		return false;	/* db_timer ends the window */
 	qp->db.state = VHCA_DB_AWAKE;
-	qp->db.answer = false;
 	vhca_db_wakeup_flag(qp, true);
 	/* Orders the flag store before the head load; see above. */
 	smp_mb();
@@ -78,13 +81,13 @@ bool vhca_db_idle(struct vhca_qp *qp)
  * End the poll window of an idle doorbell: a last look, then sleep.  With
  * answer, the responder took a message: the process is likely to answer
  * it with a post_send of its own (a ping-pong), which then kicks at once
- * instead of waiting for db_timer.  Without an open window (requests in
- * flight, or the doorbell asleep) the next window is skipped: in a
- * ping-pong the message comes after the ACK that opened this side's
- * window, and that window would only arm db_timer, whose interrupt and
- * softirq under TCG land on the CPU of a process polling for the answer.
- * A stream that only sends gets no messages and keeps its windows: its
- * posts need no system call.
+ * instead of waiting for db_timer; and the next window is skipped, whether
+ * this message ended one or came with none open (requests in flight, or
+ * the doorbell asleep): in a ping-pong each message comes after the ACK
+ * that would open this side's window, and that window would only arm
+ * db_timer, whose interrupt and softirq under TCG land on the CPU of a
+ * process polling for the answer.  A stream that only sends gets no
+ * messages and keeps its windows: its posts need no system call.
  */
 void vhca_db_expire(struct vhca_qp *qp, bool answer)
 {
@@ -95,8 +98,16 @@ void vhca_db_expire(struct vhca_qp *qp, bool answer)
 	run = qp->db.state == VHCA_DB_GRACE;
 	if (run)
 		qp->db.state = VHCA_DB_EXPIRED;
-	else if (answer)
+	if (answer) {
 		qp->db.answer = true;
+		/*
+		 * Under sq_lock, so no window opened since can lose its
+		 * timer; a callback already running finds EXPIRED and
+		 * leaves.
+		 */
+		if (run)
+			hrtimer_try_to_cancel(&qp->db.timer);
+	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (run)
 		vhca_req_run(qp);
