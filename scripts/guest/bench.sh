@@ -173,6 +173,17 @@ check "rdma link add vhca0, and vhca1 in the peer namespace" sh -c \
 	'rdma link add vhca0 type vhca netdev veth0 && ip netns exec peer rdma link add vhca1 type vhca netdev veth1'
 port_gids
 measure wire vhca0 "$G0" "ip netns exec peer" vhca1 "$G1"
+# The stack's own round trip over this wire, without RDMA: the floor under
+# the wire's ib_read_lat, whose request and response each cross it once.
+if $VHCA_TOP/build/tests/vhca_udp_rtt peer 10.0.0.1 10.0.0.2 $LAT_ITERS \
+	>$T/udp_rtt.out 2>&1; then
+	pass "UDP round trip over the wire"
+	sed -n 's/^udp_rtt_median_us /wire udp_rtt /p; s/^udp_rtt_min_us /wire udp_rtt_min /p' \
+		$T/udp_rtt.out >>$R
+else
+	fail "UDP round trip over the wire"
+	cat $T/udp_rtt.out
+fi
 rdma statistic show link vhca0/1
 ip netns exec peer rdma statistic show link vhca1/1
 check "rdma link delete vhca0, vhca1" sh -c \
@@ -275,17 +286,19 @@ function ratio(a, b,  q) {
 }
 { v[$1, $2] = $3 }
 END {
-	n = split("write_bw send_bw read_bw write_rate write_lat send_lat read_lat write_lat_min send_lat_min read_lat_min", order, " ")
+	n = split("write_bw send_bw read_bw write_rate write_lat send_lat read_lat write_lat_min send_lat_min read_lat_min udp_rtt udp_rtt_min", order, " ")
 	unit["write_bw"] = "MB/s"; unit["send_bw"] = "MB/s"; unit["read_bw"] = "MB/s"
 	unit["write_rate"] = "Mpps"; unit["write_lat"] = "us"; unit["send_lat"] = "us"
 	unit["read_lat"] = "us"; unit["write_lat_min"] = "us"; unit["send_lat_min"] = "us"
-	unit["read_lat_min"] = "us"
+	unit["read_lat_min"] = "us"; unit["udp_rtt"] = "us"; unit["udp_rtt_min"] = "us"
 	desc["write_bw"] = "ib_write_bw 64 KiB"; desc["send_bw"] = "ib_send_bw 64 KiB"
 	desc["read_bw"] = "ib_read_bw 64 KiB"; desc["write_rate"] = "ib_write_bw 64 B rate"
 	desc["write_lat"] = "ib_write_lat 2 B typ."; desc["send_lat"] = "ib_send_lat 2 B typ."
 	desc["read_lat"] = "ib_read_lat 2 B typ."
 	desc["write_lat_min"] = "ib_write_lat 2 B min."; desc["send_lat_min"] = "ib_send_lat 2 B min."
 	desc["read_lat_min"] = "ib_read_lat 2 B min."
+	desc["udp_rtt"] = "UDP round trip median"; desc["udp_rtt_min"] = "UDP round trip min."
+	tgt["udp_rtt"] = "the stack alone: floor of wire read_lat"
 	tgt["write_bw"] = "local>=10x rxe, local>=0.50x kcopy, wire>=3x rxe"
 	tgt["write_rate"] = "local, wire >=3x rxe"
 	tgt["send_bw"] = "local>=0.8x local write_bw"
