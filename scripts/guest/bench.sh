@@ -284,13 +284,21 @@ function ratio(a, b,  q) {
 	q = (a ~ /\?$/ || b ~ /\?$/) ? "?" : ""
 	return sprintf("%.2fx%s", a / b, q)
 }
+# a - b: what a latency adds to the bare UDP round trip
+function above(a, b,  q) {
+	if (a == "" || b == "")
+		return ""
+	q = (a ~ /\?$/ || b ~ /\?$/) ? "?" : ""
+	return sprintf("%.2f%s", a - b, q)
+}
 { v[$1, $2] = $3 }
 END {
-	n = split("write_bw send_bw read_bw write_rate write_lat send_lat read_lat write_lat_min send_lat_min read_lat_min udp_rtt udp_rtt_min", order, " ")
+	n = split("write_bw send_bw read_bw write_rate write_lat send_lat read_lat write_lat_min send_lat_min read_lat_min udp_rtt udp_rtt_min read_above read_above_min", order, " ")
 	unit["write_bw"] = "MB/s"; unit["send_bw"] = "MB/s"; unit["read_bw"] = "MB/s"
 	unit["write_rate"] = "Mpps"; unit["write_lat"] = "us"; unit["send_lat"] = "us"
 	unit["read_lat"] = "us"; unit["write_lat_min"] = "us"; unit["send_lat_min"] = "us"
 	unit["read_lat_min"] = "us"; unit["udp_rtt"] = "us"; unit["udp_rtt_min"] = "us"
+	unit["read_above"] = "us"; unit["read_above_min"] = "us"
 	desc["write_bw"] = "ib_write_bw 64 KiB"; desc["send_bw"] = "ib_send_bw 64 KiB"
 	desc["read_bw"] = "ib_read_bw 64 KiB"; desc["write_rate"] = "ib_write_bw 64 B rate"
 	desc["write_lat"] = "ib_write_lat 2 B typ."; desc["send_lat"] = "ib_send_lat 2 B typ."
@@ -298,6 +306,8 @@ END {
 	desc["write_lat_min"] = "ib_write_lat 2 B min."; desc["send_lat_min"] = "ib_send_lat 2 B min."
 	desc["read_lat_min"] = "ib_read_lat 2 B min."
 	desc["udp_rtt"] = "UDP round trip median"; desc["udp_rtt_min"] = "UDP round trip min."
+	desc["read_above"] = "read_lat - UDP rtt typ"; desc["read_above_min"] = "read_lat - UDP rtt min"
+	tgt["read_above"] = "what the RDMA path adds to the bare UDP round trip"
 	tgt["udp_rtt"] = "the stack alone: floor of wire read_lat"
 	tgt["write_bw"] = "local>=10x rxe, local>=0.50x kcopy, wire>=3x rxe"
 	tgt["write_rate"] = "local, wire >=3x rxe"
@@ -309,6 +319,13 @@ END {
 	for (i = 1; i <= n; i++) {
 		t = order[i]
 		l = get("local", t); w = get("wire", t); r = get("rxe", t)
+		if (t ~ /^read_above/) {
+			u = t == "read_above" ? "udp_rtt" : "udp_rtt_min"
+			f = t == "read_above" ? "read_lat" : "read_lat_min"
+			l = ""
+			w = above(get("wire", f), get("wire", u))
+			r = above(get("rxe", f), get("wire", u))
+		}
 		mc = unit[t] == "MB/s" ? ratio(l, m) : "-"
 		kc = unit[t] == "MB/s" ? ratio(l, k) : "-"
 		printf "%-22s %-5s %10s %10s %10s %9s %9s %9s %9s  %s\n", desc[t], unit[t], fig(l), fig(w), fig(r), ratio(l, r), ratio(w, r), mc, kc, (t in tgt) ? tgt[t] : "-"
