@@ -869,8 +869,21 @@ static struct kunit_case vhca_pkt_cases[] = {
 	{}
 };
 
+/* The ICRC's CRC-32 routine, as the module picks it at load. */
+static int vhca_pkt_suite_init(struct kunit_suite *suite)
+{
+	return vhca_crc_init();
+}
+
+static void vhca_pkt_suite_exit(struct kunit_suite *suite)
+{
+	vhca_crc_exit();
+}
+
 static struct kunit_suite vhca_pkt_suite = {
 	.name = "vhca_pkt",
+	.suite_init = vhca_pkt_suite_init,
+	.suite_exit = vhca_pkt_suite_exit,
 	.test_cases = vhca_pkt_cases,
 };
 

@@ -3,7 +3,8 @@
 #
 # make load: insert a built vhca.ko that is not installed.  insmod does not
 # resolve dependencies, so first every module that "modinfo -F depends"
-# names (udp_tunnel, ip6_udp_tunnel, ib_core, ib_uverbs) is loaded with
+# names (udp_tunnel, ip6_udp_tunnel, ib_core, ib_uverbs, and crypto_hash
+# where the kernel builds it as a module) is loaded with
 # modprobe from the running kernel's modules; one that cannot be is named,
 # with modprobe's own message, and nothing is inserted.  An installed
 # module needs none of this: "modprobe vhca".

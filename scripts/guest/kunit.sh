@@ -18,6 +18,10 @@ for p in ${VHCA_T:-}; do
 	esac
 done
 [ -n "$globs" ] || globs=-
+# insmod resolves no dependencies: the modules the test module needs (the
+# crypto API's hash layer, a module on the debug kernel) first.
+deps=$(modinfo -F depends "$KO" | tr ',' ' ')
+[ -z "$deps" ] || modprobe -a $deps
 # One load of the module per glob (its suites run at load), the suites of
 # each run collected from the kernel log without timestamps.
 : >/tmp/kunit.suites

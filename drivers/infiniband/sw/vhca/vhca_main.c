@@ -12,6 +12,7 @@
 #include <rdma/vhca-abi.h>
 
 #include "vhca.h"
+#include "vhca_crc.h"
 
 static unsigned int dev_coherent_mb = VHCA_DEV_COHERENT_MB;
 module_param(dev_coherent_mb, uint, 0644);
@@ -416,9 +417,14 @@ static int __init vhca_init(void)
 {
 	int err;
 
+	err = vhca_crc_init();
+	if (err)
+		return err;
 	vhca_wq = alloc_workqueue("vhca", WQ_UNBOUND, 0);
-	if (!vhca_wq)
-		return -ENOMEM;
+	if (!vhca_wq) {
+		err = -ENOMEM;
+		goto err_crc;
+	}
 	err = vhca_engine_init();
 	if (err)
 		goto err_wq;
@@ -440,6 +446,8 @@ err_debugfs:
 	vhca_engine_exit();
 err_wq:
 	destroy_workqueue(vhca_wq);
+err_crc:
+	vhca_crc_exit();
 	return err;
 }
 
@@ -473,6 +481,7 @@ static void __exit vhca_exit(void)
 	vhca_debugfs_exit();
 	vhca_engine_exit();
 	destroy_workqueue(vhca_wq);
+	vhca_crc_exit();
 }
 
 module_init(vhca_init);

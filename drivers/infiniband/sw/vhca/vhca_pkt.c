@@ -3,7 +3,6 @@
  * RoCEv2 packet layer: opcode table, header builder and parser, ICRC and
  * segmentation.  See vhca_pkt.h.
  */
-#include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -12,6 +11,7 @@
 #include <linux/udp.h>
 #include <linux/unaligned.h>
 
+#include "vhca_crc.h"
 #include "vhca_pkt.h"
 
 #define BTH_LEN		sizeof(struct vhca_bth)
@@ -424,9 +424,8 @@ static int vhca_pkt_icrc(const void *nh, const void *uh, const void *ib,
 	memcpy(ph + nlen + sizeof(*udp), ib, BTH_LEN);
 	ph[nlen + sizeof(*udp) + offsetof(struct vhca_bth, qpn)] = 0xff;
 
-	crc = crc32_le(VHCA_ICRC_SEED, ph, nlen + sizeof(*udp) + BTH_LEN);
-	crc = crc32_le(crc, ib + BTH_LEN,
-		       len - BTH_LEN - IB_ICRC_BYTES);
+	crc = vhca_crc(VHCA_ICRC_SEED, ph, nlen + sizeof(*udp) + BTH_LEN);
+	crc = vhca_crc(crc, ib + BTH_LEN, len - BTH_LEN - IB_ICRC_BYTES);
 	*icrc = ~crc;
 	return 0;
 }
