@@ -153,9 +153,14 @@ static void vhca_crc_tab_init(void)
 		}
 }
 
-/* The crypto API's "crc32", if this kernel has one with that state. */
+/*
+ * The crypto API's "crc32", if this kernel has one whose state is the
+ * CRC register: a 4-byte state that, carried in and out, continues a
+ * crc32_le() (checked on the CRC-32 check string from a nonzero seed).
+ */
 static void vhca_crc_tfm_init(void)
 {
+	static const u8 check[] = "123456789";
 	struct crypto_shash *tfm;
 
 	if (vhca_crc_tfm)
@@ -163,12 +168,13 @@ static void vhca_crc_tfm_init(void)
 	tfm = crypto_alloc_shash("crc32", 0, 0);
 	if (IS_ERR(tfm))
 		return;
-	if (crypto_shash_statesize(tfm) != sizeof(u32) ||
-	    crypto_shash_descsize(tfm) != sizeof(u32)) {
-		crypto_free_shash(tfm);
-		return;
-	}
 	vhca_crc_tfm = tfm;
+	if (crypto_shash_statesize(tfm) != sizeof(u32) ||
+	    crypto_shash_descsize(tfm) != sizeof(u32) ||
+	    vhca_crc_crypto(~0U, check, 9) != crc32_le(~0U, check, 9)) {
+		vhca_crc_tfm = NULL;
+		crypto_free_shash(tfm);
+	}
 }
 
 #define VHCA_CRC_BENCH_BYTES	1024	/* a path-MTU packet's payload */
