@@ -74,6 +74,20 @@ vhca_ud() {
 }
 scenario vhca-ud vhca_ud 60
 
+# Ports on netdevs of MTU 300, too small for any IB MTU: the active MTU is
+# 256, and UD SENDs longer than that fail at the sender, one whose SGEs
+# sum to almost 2^32 too.
+ud_oversize() {
+	two_ns
+	check "veth0 and veth1 at MTU 300" sh -c \
+		'ip link set veth0 mtu 300 && ip -n peer link set veth1 mtu 300'
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_ud --oversize vhca0 $G0 vhca1 $G1 >$T/ud-big.out 2>&1
+	_r=$?
+	relay "vhca_ud --oversize" $T/ud-big.out
+	check "vhca_ud --oversize exits 0" test $_r = 0
+}
+scenario ud-oversize ud_oversize 60
+
 # rping between two hosts, then between two ports of one namespace, where
 # it must need no retransmission.
 rping_pairs() {

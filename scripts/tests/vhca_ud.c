@@ -14,7 +14,17 @@
  * Q_Key with the high bit set means the sender QP's own; a receive buffer
  * too small completes with IBV_WC_LOC_LEN_ERR; and last, a SEND longer
  * than the MTU completes with IBV_WC_LOC_LEN_ERR.
+ *
+ *   vhca_ud --oversize DEV0 GID_INDEX0 DEV1 GID_INDEX1
+ *
+ * for ports on netdevs of MTU 300, too small for any IB MTU: the port's
+ * active MTU is 256 and SENDs longer than that complete with
+ * IBV_WC_LOC_LEN_ERR (the QP reset after each), whatever their length:
+ * 257 bytes, 2000 bytes, and 16 SGEs of 0x0ffffffc bytes over one 256 MiB
+ * read-only MR, whose sum is 2^32 - 64.
  */
+#include <sys/mman.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -33,6 +43,10 @@
 #define GRH_LEN		40
 #define WAIT_MS		10000
 #define QUIET_MS	1000
+/* --oversize: SGEs whose lengths sum to 2^32 - 64, over one MR. */
+#define HUGE_SGES	16
+#define HUGE_SGE_LEN	0x0ffffffcu
+#define HUGE_MR_LEN	(256u << 20)
 
 struct end {
 	struct ibv_context *ctx;
@@ -52,17 +66,44 @@ static void __attribute__((noreturn)) fatal(const char *what)
 	exit(exit_status());
 }
 
-static void open_end(struct end *e, const char *name, int gid_index)
+/* e's QP, new or reset, to RTS. */
+static void qp_to_rts(struct end *e)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = QKEY };
+
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		fatal("UD QP to INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE))
+		fatal("UD QP to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x123;
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		fatal("UD QP to RTS");
+}
+
+/* After a local error: e's QP through RESET back to RTS. */
+static void qp_reset(struct end *e)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE))
+		fatal("UD QP to RESET");
+	qp_to_rts(e);
+}
+
+static void open_end(struct end *e, const char *name, int gid_index,
+		     uint32_t send_sges)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_UD,
 		.sq_sig_all = 1,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 3, .max_recv_sge = 3,
+			 .max_send_sge = send_sges, .max_recv_sge = 3,
 			 .max_inline_data = 64 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = QKEY };
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_port_attr port;
 	int i;
@@ -96,16 +137,7 @@ static void open_end(struct end *e, const char *name, int gid_index)
 	e->qp = ibv_create_qp(e->pd, &init);
 	if (!e->qp)
 		fatal("create a UD QP");
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		fatal("UD QP to INIT");
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE))
-		fatal("UD QP to RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x123;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		fatal("UD QP to RTS");
+	qp_to_rts(e);
 }
 
 static void close_end(struct end *e)
@@ -247,6 +279,57 @@ static void check_grh(const struct end *rx, const struct end *tx,
 	}
 }
 
+/* --oversize: every SEND longer than the 256-byte MTU fails locally. */
+static void oversize(struct end *a, struct end *b, struct ibv_ah *ah)
+{
+	struct ibv_sge sge[HUGE_SGES];
+	struct ibv_send_wr wr = {
+		.wr_id = 203, .sg_list = sge, .num_sge = HUGE_SGES,
+		.opcode = IBV_WR_SEND,
+		.wr.ud = { .ah = ah, .remote_qpn = b->qp->qp_num,
+			   .remote_qkey = QKEY },
+	}, *bad;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	void *huge;
+	int i;
+
+	result(a->mtu == 256 && b->mtu == 256,
+	       "ports on 300-byte netdevs: active MTU 256", "%u and %u",
+	       a->mtu, b->mtu);
+	post_send(a, ah, b->qp->qp_num, QKEY, 201, 1, 257, false);
+	expect(a, "SEND of 257 bytes: IBV_WC_LOC_LEN_ERR", 201,
+	       IBV_WC_LOC_LEN_ERR, &wc);
+	qp_reset(a);
+	post_send(a, ah, b->qp->qp_num, QKEY, 202, 2, 2000, false);
+	expect(a, "SEND of 2000 bytes: IBV_WC_LOC_LEN_ERR", 202,
+	       IBV_WC_LOC_LEN_ERR, &wc);
+	qp_reset(a);
+
+	/* Never written: the MR pins the zero page only. */
+	huge = mmap(NULL, HUGE_MR_LEN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	if (huge == MAP_FAILED)
+		fatal("mmap 256 MiB");
+	mr = ibv_reg_mr(a->pd, huge, HUGE_MR_LEN, 0);
+	if (!mr)
+		fatal("ibv_reg_mr of 256 MiB, read-only");
+	for (i = 0; i < HUGE_SGES; i++) {
+		sge[i].addr = (uintptr_t)huge;
+		sge[i].length = HUGE_SGE_LEN;
+		sge[i].lkey = mr->lkey;
+	}
+	if (ibv_post_send(a->qp, &wr, &bad))
+		fatal("ibv_post_send");
+	expect(a, "SEND of 16 SGEs summing to 2^32 - 64: IBV_WC_LOC_LEN_ERR",
+	       203, IBV_WC_LOC_LEN_ERR, &wc);
+	result(poll1(b->cq, &wc, QUIET_MS) == 0,
+	       "... and nothing was received", "wr_id %llu arrived",
+	       (unsigned long long)wc.wr_id);
+	ibv_dereg_mr(mr);
+	munmap(huge, HUGE_MR_LEN);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr av = { .is_global = 1, .port_num = 1,
@@ -260,19 +343,27 @@ int main(int argc, char **argv)
 	uint32_t len;
 	bool ok;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV0 GID0 DEV1 GID1\n", argv[0]);
+	bool big = argc == 6 && !strcmp(argv[1], "--oversize");
+
+	if (argc != 5 && !big) {
+		fprintf(stderr, "usage: %s [--oversize] DEV0 GID0 DEV1 GID1\n",
+			argv[0]);
 		return 2;
 	}
+	argv += big;
 	ktap_header();
-	open_end(&a, argv[1], atoi(argv[2]));
-	open_end(&b, argv[3], atoi(argv[4]));
+	open_end(&a, argv[1], atoi(argv[2]), big ? HUGE_SGES : 3);
+	open_end(&b, argv[3], atoi(argv[4]), 3);
 	av.grh.dgid = b.gid;
 	av.grh.sgid_index = a.gid_index;
 	ah = ibv_create_ah(a.pd, &av);
 	if (!ah)
 		fatal("ibv_create_ah");
 	result(true, "two UD QPs and an address handle", "%s", "");
+	if (big) {
+		oversize(&a, &b, ah);
+		goto out;
+	}
 
 	/* 1. A full-MTU SEND gathered from 3 SGEs into one receive SGE. */
 	len = a.mtu < b.mtu ? a.mtu : b.mtu;
@@ -350,6 +441,7 @@ int main(int argc, char **argv)
 	expect(&a, "SEND longer than the MTU: IBV_WC_LOC_LEN_ERR", 106,
 	       IBV_WC_LOC_LEN_ERR, &wc);
 
+out:
 	ibv_destroy_ah(ah);
 	close_end(&a);
 	close_end(&b);

@@ -11,6 +11,7 @@
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -99,6 +100,16 @@ struct vhca_dev {
 static inline struct vhca_dev *to_vdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct vhca_dev, ibdev);
+}
+
+/*
+ * The port's active MTU: the largest IB MTU whose packets, with every
+ * header, fit the netdev's MTU, and 256 below that (as rdma_rxe reports;
+ * iboe_get_mtu() gives 0 for a netdev MTU under 352).
+ */
+static inline enum ib_mtu vhca_port_mtu(const struct vhca_dev *vdev)
+{
+	return max_t(int, iboe_get_mtu(READ_ONCE(vdev->ndev->mtu)), IB_MTU_256);
 }
 
 /*

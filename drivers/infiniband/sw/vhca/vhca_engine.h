@@ -94,7 +94,9 @@ static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
  *
  * Return: the skb for vhca_net_xmit(), ERR_PTR(-ENOMEM) when none could be
  * allocated (the packet is lost, as on a congested wire), or
- * ERR_PTR(-EINVAL) when pkt cannot be built.  GFP_ATOMIC: any context.
+ * ERR_PTR(-EINVAL) when pkt cannot be built (a payload over
+ * VHCA_MAX_PKT_PAYLOAD, the largest path MTU, among them).  GFP_ATOMIC:
+ * any context.
  */
 struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
 			      const struct vhca_pkt *pkt, void **payload);

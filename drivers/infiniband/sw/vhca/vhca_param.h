@@ -36,6 +36,8 @@
 #define VHCA_MAX_SRQ_WR		4096
 #define VHCA_MAX_AH		65536
 #define VHCA_MAX_MSG_SIZE	BIT(31)
+/* The largest payload of one packet: the largest path MTU (IB_MTU_4096). */
+#define VHCA_MAX_PKT_PAYLOAD	4096
 #define VHCA_LOCAL_ACK_DELAY	15
 
 /* Records (objects + the context's own) in a user context's areas. */

@@ -42,6 +42,9 @@ struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
 	struct sk_buff *skb;
 	void *hdr;
 
+	/* Bounded here, so no sum below can wrap: no caller's length passes. */
+	if (pkt->paylen > VHCA_MAX_PKT_PAYLOAD)
+		return ERR_PTR(-EINVAL);
 	skb = vhca_net_alloc_skb(vdev, info->hdr_len + pkt->paylen + pad,
 				 GFP_ATOMIC);
 	if (!skb)

@@ -35,10 +35,10 @@ struct vhca_ud_wqe {
 	u32 len;
 };
 
-/* The largest UD payload: the port's MTU, from its netdev's. */
+/* The largest UD payload: the port's active MTU. */
 static u32 vhca_ud_mtu(struct vhca_dev *vdev)
 {
-	return ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(vdev->ndev->mtu)));
+	return ib_mtu_enum_to_int(vhca_port_mtu(vdev));
 }
 
 /* Copy the WQE at sq_tail out of the ring and check it; a wc status. */

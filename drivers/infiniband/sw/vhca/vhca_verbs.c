@@ -69,14 +69,13 @@ int vhca_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *attr)
 {
 	struct vhca_dev *vdev = to_vdev(ibdev);
-	struct net_device *ndev = vdev->ndev;
 
 	/* The core has zeroed *attr. */
 	attr->gid_tbl_len = VHCA_GID_TABLE_LEN;
 	attr->pkey_tbl_len = VHCA_PKEY_TABLE_LEN;
 	attr->max_msg_sz = VHCA_MAX_MSG_SIZE;
 	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
+	attr->active_mtu = vhca_port_mtu(vdev);
 	attr->state = vhca_port_state(vdev);
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
 			   IB_PORT_PHYS_STATE_LINK_UP :
