@@ -215,6 +215,30 @@ static bool vhca_comp_atomic_write_ack(struct vhca_qp *qp,
 }
 
 /*
+ * Whether a READ response of opcode, carrying paylen bytes, fits the READ
+ * wqe at its index-th PSN: every response carries that PSN's share of the
+ * READ (a full path MTU but the last), the READ's last ends its responses
+ * (LAST or ONLY) and no other does, and only its first or the first of a
+ * READ asked again from there (vhca_comp_check_read_psn()) begins them
+ * (FIRST or ONLY).  Anything else would complete the READ with bytes never
+ * written.
+ */
+static bool vhca_comp_read_shape_ok(const struct vhca_swqe *wqe, u8 opcode,
+				    u32 index, u32 mtu, u32 paylen)
+{
+	u32 last = vhca_pkt_npkts(wqe->len, mtu) - 1;
+	bool first = opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST ||
+		     opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	bool end = opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
+		   opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	bool at_last = index == last;
+
+	if (index > last || end != at_last || (!index && !first))
+		return false;
+	return paylen == vhca_pkt_seg_len(wqe->len, mtu, index);
+}
+
+/*
  * do_read: a READ response for the oldest outstanding READ, its payload
  * placed into the local SGEs at its offset, in order (or the answer of an
  * ATOMIC WRITE).  False when the response ends without the timer's
@@ -226,7 +250,7 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 				    struct vhca_comp_result *res)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 mtu = vhca_qp_mtu(qp), psn = pkt->psn;
+	u32 mtu = vhca_qp_mtu(qp), psn = pkt->psn, index;
 	struct vhca_swqe *wqe;
 	int err;
 
@@ -239,8 +263,15 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 		return false;	/* not what the oldest asked for */
 	if (!vhca_comp_check_read_psn(qp, wqe, psn, res))
 		return true;
+	index = vhca_psn_diff(psn, wqe->first_psn);
+	if (!vhca_comp_read_shape_ok(wqe, pkt->opcode, index, mtu,
+				     pkt->paylen)) {
+		/* Malformed: dropped, as if lost; the READ stays pending. */
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_MALFORMED]);
+		return false;
+	}
 	err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
-				(u64)vhca_psn_diff(psn, wqe->first_psn) * mtu,
+				(u64)index * mtu,
 				skb, off, pkt->paylen, VHCA_COPY_TO_MR,
 				IB_ACCESS_LOCAL_WRITE);
 	if (err) {
