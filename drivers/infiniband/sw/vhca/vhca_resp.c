@@ -203,6 +203,8 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		}
 		return bad ? vhca_resp_fail(qp, pkt, VHCA_RESP_BAD_WQE) : 0;
 	}
+	if (pkt->reth_len > VHCA_MAX_MSG_SIZE)
+		return vhca_resp_fail(qp, pkt, VHCA_RESP_INVALID);
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 		return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
 	if (pkt->reth_len) {
@@ -237,6 +239,9 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	int err;
 
 	if (msg->send) {
+		/* msg->offset counts no further than the largest message. */
+		if ((u64)msg->offset + pkt->paylen > VHCA_MAX_MSG_SIZE)
+			return vhca_resp_fail(qp, pkt, VHCA_RESP_LEN_ERR);
 		if (in->src)
 			err = vhca_sge_copy_src(vdev, vhca_resp_pd(qp),
 						msg->sge, msg->rwqe.num_sge,
@@ -316,8 +321,9 @@ static int vhca_resp_take_imm_wqe(struct vhca_qp *qp,
 }
 
 /*
- * The LAST or ONLY packet: a SEND with Invalidate's invalidation, the
- * receive completion, and the MSN counts the message.  The R_Key is the
+ * The LAST or ONLY packet: a WRITE's length check, a SEND with
+ * Invalidate's invalidation, the receive completion, and the MSN counts
+ * the message.  The R_Key is the
  * peer's word: only a VALID fast-registration MR of this QP's PD, under
  * that key, is invalidated; anything else fails the receive WQE with
  * REM_INV_REQ_ERR, as rxe's responder does, and is NAKed as an invalid
@@ -329,6 +335,14 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	struct vhca_rmsg *msg = &qp->resp.msg;
 	u8 op = pkt->opcode;
 
+	/*
+	 * A WRITE ends with its RETH's length placed, no byte short: a
+	 * shorter one is an invalid request, its receive WQE (of a WRITE
+	 * with immediate) completed in error, as rxe does.
+	 */
+	if (!msg->send && msg->left)
+		return vhca_resp_fail(qp, pkt, msg->wqe ? VHCA_RESP_INV_ERR :
+						      VHCA_RESP_INVALID);
 	if ((opflags & VHCA_PKT_IETH) &&
 	    vhca_mr_invalidate(to_vdev(qp->ibqp.device), vhca_resp_pd(qp),
 			       pkt->ieth_rkey, &qp->ibqp))
@@ -357,9 +371,10 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		    (opflags & VHCA_PKT_IETH);
 	int ret;
 
+	/* No message is longer than the IBTA's 2^31 bytes (nor its PSNs). */
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
-		return msg->active ? VHCA_NAK_INVALID_REQ :
-				     vhca_resp_read(qp, pkt, npsn);
+		return msg->active || pkt->reth_len > VHCA_MAX_MSG_SIZE ?
+		       VHCA_NAK_INVALID_REQ : vhca_resp_read(qp, pkt, npsn);
 	if (opflags & VHCA_PKT_ATMETH)
 		return msg->active ? VHCA_NAK_INVALID_REQ :
 				     vhca_resp_atomic_eth(qp, pkt, list);
@@ -447,6 +462,28 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	return true;
 }
 
+/*
+ * The IBTA's payload lengths of a SEND or WRITE request packet, or of a
+ * local requester's run of npkts of them: FIRST and MIDDLE a full path MTU
+ * each; LAST one byte at least and ONLY none at least, neither more than
+ * the path MTU (a run: all of its packets full but the last).  A WRITE's
+ * total, its RETH's length, is checked as it lands (vhca_resp_place(),
+ * vhca_resp_end()).
+ */
+static bool vhca_resp_len_ok(const struct vhca_pkt *pkt, u16 opflags,
+			     u32 mtu, u32 npkts)
+{
+	u64 full = (u64)mtu * npkts;
+
+	if (!(opflags & VHCA_PKT_PAYLOAD))
+		return true;
+	if (!(opflags & VHCA_PKT_LAST))
+		return pkt->paylen == full;
+	if ((opflags & VHCA_PKT_FIRST) && npkts == 1)
+		return pkt->paylen <= mtu;
+	return pkt->paylen <= full && pkt->paylen + (u64)mtu > full;
+}
+
 /* Whether READ responses are to go or requests wait behind them. */
 static bool vhca_resp_more(struct vhca_qp *qp)
 {
@@ -507,10 +544,11 @@ static bool vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	}
 	if (pkt->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST)
 		npsn = vhca_pkt_npkts(pkt->reth_len, mtu);
-	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
-	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
-	    pkt->paylen != mtu * in->npkts)
+	if (!vhca_resp_len_ok(pkt, opflags, mtu, in->npkts)) {
+		/* Malformed: dropped, as if lost. */
+		atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RX_MALFORMED]);
 		goto out;
+	}
 
 	if (!vhca_resp_check_psn(qp, pkt, npsn, &list))
 		goto out;
@@ -649,9 +687,8 @@ void vhca_resp_uc_rx(struct vhca_qp *qp, const struct vhca_pkt *hdr,
 		vhca_resp_uc_drop(qp);
 		goto out;
 	}
-	/* Payload of FIRST/MIDDLE packets is exactly one MTU. */
-	if ((opflags & VHCA_PKT_PAYLOAD) && !(opflags & VHCA_PKT_LAST) &&
-	    pkt.paylen != vhca_qp_mtu(qp)) {
+	if (!vhca_resp_len_ok(&pkt, opflags, vhca_qp_mtu(qp), 1)) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_RX_MALFORMED]);
 		vhca_resp_uc_drop(qp);
 		goto out;
 	}
