@@ -443,7 +443,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 			  u8 *failed)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 mtu, head, budget = VHCA_REQ_BUDGET;
+	u32 mtu, head, used, budget = VHCA_REQ_BUDGET;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct vhca_swqe *wqe;
 	bool kicked = qp->db.kicked;
@@ -454,8 +454,20 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 	qp->db.kicked = false;
 	/* Pairs with the producer's release: WQEs before head are written. */
 	head = smp_load_acquire(&qp->recs.db->head[0]);
-	if (vhca_ring_used(&qp->sq, head, qp->sq_tail) == U32_MAX)
+	used = vhca_ring_used(&qp->sq, head, qp->sq_tail);
+	if (used == U32_MAX)
 		return false;	/* a head no producer could write: ignored */
+	if (used < qp->db.seen - qp->sq_tail) {
+		/*
+		 * The head moved back over WQEs already announced (the
+		 * engine may have sent them): no producer does that, and
+		 * the requester would walk the ring's whole index space to
+		 * meet the head again.  An error of the QP.
+		 */
+		vhca_wqe_malformed(qp);
+		*failed = IB_WC_LOC_QP_OP_ERR;
+		return false;
+	}
 	if (head != qp->db.seen) {
 		/* New WQEs that no system call announced. */
 		if (!kicked)
