@@ -124,8 +124,10 @@ void vhca_engine_qp_linger(struct vhca_qp *qp)
 	struct vhca_ghost *ghost, *old;
 	unsigned long flags;
 
-	if (!linger || qp->ibqp.qp_type != IB_QPT_RC ||
-	    atomic_inc_return(&vdev->n_ghosts) > VHCA_GHOSTS_MAX)
+	if (!linger || qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	/* Counted before it exists, so that no burst passes the cap. */
+	if (atomic_inc_return(&vdev->n_ghosts) > VHCA_GHOSTS_MAX)
 		goto out;
 	ghost = kzalloc(sizeof(*ghost), gfp);
 	if (!ghost)
