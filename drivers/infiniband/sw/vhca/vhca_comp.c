@@ -81,7 +81,8 @@ void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
 		done = true;
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	vhca_qp_to_error(qp);
+	if (!vhca_qp_to_error(qp))
+		return;
 	if (!done && qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }

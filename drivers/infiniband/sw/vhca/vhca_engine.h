@@ -259,7 +259,8 @@ void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
  * @status: the oldest send WQE's status, or IB_WC_SUCCESS for a failure of
  *          the responder (then IB_EVENT_QP_FATAL reports it)
  *
- * The QP moves to the error state, where the rest is flushed.
+ * The QP moves to the error state, where the rest is flushed; a QP that a
+ * modify_qp reset meanwhile stays as it is, and no event is raised.
  */
 void vhca_qp_fatal(struct vhca_qp *qp, u8 status);
 void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,

@@ -176,8 +176,12 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 	}
 }
 
-/* Change state with both queues locked, with the state's side effects. */
-void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
+/*
+ * Change state with both queues locked, with the state's side effects;
+ * with keep_reset, not from RESET (false then).
+ */
+static bool vhca_qp_change_state(struct vhca_qp *qp, enum ib_qp_state state,
+				 bool keep_reset)
 {
 	enum ib_qp_state prev;
 	unsigned long flags;
@@ -186,6 +190,11 @@ void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	spin_lock(&qp->rq_lock);
 	prev = qp->state;
+	if (keep_reset && prev == IB_QPS_RESET) {
+		spin_unlock(&qp->rq_lock);
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return false;
+	}
 	qp->state = state;
 	flag = READ_ONCE(qp->recs.st->flags) & ~VHCA_STATUS_QP_ERROR;
 	switch (state) {
@@ -217,11 +226,22 @@ void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 	/* Requests held behind READ responses go with those responses. */
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET)
 		vhca_resp_drop_held(qp);
+	return true;
 }
 
-/* The device moves the QP to the error state (any context). */
-void vhca_qp_to_error(struct vhca_qp *qp)
+void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 {
-	vhca_qp_set_state(qp, IB_QPS_ERR);
+	vhca_qp_change_state(qp, state, false);
+}
+
+/*
+ * The device moves the QP to the error state (any context), unless a
+ * modify_qp reset it meanwhile: the engine found the error before the
+ * reset (it holds neither qp->mutex nor the queue locks while it decides),
+ * and a reset QP starts anew.  True when the QP moved.
+ */
+bool vhca_qp_to_error(struct vhca_qp *qp)
+{
+	return vhca_qp_change_state(qp, IB_QPS_ERR, true);
 }
 

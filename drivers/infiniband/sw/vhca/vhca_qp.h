@@ -213,7 +213,7 @@ int vhca_qp_size_caps(struct ib_qp_cap *cap, bool has_srq,
 
 /* vhca_qp.c: state changes; the flushes under the queue's lock */
 void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state);
-void vhca_qp_to_error(struct vhca_qp *qp);
+bool vhca_qp_to_error(struct vhca_qp *qp);
 void vhca_qp_flush_sq(struct vhca_qp *qp);
 void vhca_qp_flush_rq(struct vhca_qp *qp);
 enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
