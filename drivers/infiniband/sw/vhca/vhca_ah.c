@@ -78,8 +78,10 @@ static void vhca_ah_erase(struct vhca_dev *vdev, u32 index)
 int vhca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
-	gfp_t gfp = init_attr->flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
-								 GFP_ATOMIC;
+	/* A process's AH is charged to its memory cgroup. */
+	gfp_t gfp = udata ? GFP_KERNEL_ACCOUNT :
+		    init_attr->flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
+		    GFP_ATOMIC;
 	struct vhca_dev *vdev = to_vdev(ibah->device);
 	struct vhca_ah *ah = to_vah(ibah);
 	struct vhca_create_ah_resp resp = {};

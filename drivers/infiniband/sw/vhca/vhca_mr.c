@@ -93,11 +93,13 @@ int vhca_mr_check(struct vhca_mr *mr, u32 key, const struct ib_pd *pd,
 struct vhca_mr *vhca_mr_alloc(struct vhca_dev *vdev, struct ib_pd *ibpd,
 			      int access)
 {
+	/* A process's MR or window: charged to its memory cgroup. */
+	gfp_t gfp = ibpd->uobject ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	struct vhca_mr *mr;
 
 	if (vhca_object_get(&vdev->ibdev, &vdev->n_mr, VHCA_MAX_MR, "MR"))
 		return NULL;
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), gfp);
 	if (!mr)
 		goto err_count;
 	mr->pd = ibpd;
