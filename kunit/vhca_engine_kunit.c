@@ -2850,12 +2850,16 @@ static struct kunit_suite vhca_engine_uc_suite = {
 	.test_cases = vhca_engine_uc_cases,
 };
 
-/* XRC and direct placement: files of their own, with this one's fixture. */
+/*
+ * XRC, direct placement and hostile input: files of their own, with this
+ * one's fixture.
+ */
 #include "vhca_engine_xrc.c"
 #include "vhca_engine_direct.c"
+#include "vhca_engine_hostile.c"
 
 kunit_test_suites(&vhca_engine_req_suite, &vhca_engine_retry_suite,
 		  &vhca_engine_wrap_suite, &vhca_engine_resp_suite,
 		  &vhca_engine_frwr_suite, &vhca_engine_atomic_suite,
 		  &vhca_engine_uc_suite, &vhca_engine_xrc_suite,
-		  &vhca_engine_direct_suite);
+		  &vhca_engine_direct_suite, &vhca_engine_hostile_suite);

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit suite of hostile input to the engine: lengths past the port's MTU,
+ * READ responses and WRITEs that do not carry what their request said, a
+ * send queue head moved backwards, lingering-QP accounting, and an error
+ * of the engine racing a reset.  Each case states the wrong result it
+ * guards against.  Included by vhca_engine_kunit.c, whose fixture it uses.
+ */
+#include <linux/etherdevice.h>
+
+/* QP events the engine raised (qp_context is the fixture). */
+static atomic_t hostile_qp_events;
+
+static void hostile_qp_event(struct ib_event *ev, void *ctx)
+{
+	atomic_inc(&hostile_qp_events);
+}
+
+/*
+ * A UD payload is bounded by the port's active MTU, which is 256 on a
+ * netdev too small for any IB MTU: never "no bound" (a 2000-byte datagram
+ * on an MTU-300 port went out, and SGEs summing near 2^32 overflowed the
+ * packet).
+ */
+static void engine_ud_len_past_port_mtu(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct net_device *ndev = alloc_etherdev(0);
+	struct vhca_send_wqe *slot;
+	struct vhca_ud_wqe wqe;
+	struct vhca_sge *sge;
+
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	t->vdev->ndev = ndev;
+	slot = sq_slot(t, 1, VHCA_WR_SEND);
+	slot->num_sge = 1;
+	sge = (struct vhca_sge *)(slot + 1);
+	sge->addr = (uintptr_t)t->local;
+	sge->lkey = t->mr->lkey;
+	sq_publish(t);
+
+	ndev->mtu = 300;
+	KUNIT_EXPECT_EQ(test, vhca_port_mtu(t->vdev), IB_MTU_256);
+	sge->length = 257;
+	KUNIT_EXPECT_EQ(test, vhca_ud_fetch(t->req, &wqe), IB_WC_LOC_LEN_ERR);
+	sge->length = 256;
+	KUNIT_EXPECT_EQ(test, vhca_ud_fetch(t->req, &wqe), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wqe.len, 256U);
+
+	ndev->mtu = 68;
+	KUNIT_EXPECT_EQ(test, vhca_port_mtu(t->vdev), IB_MTU_256);
+	sge->length = 0x0ffffffc;
+	KUNIT_EXPECT_EQ(test, vhca_ud_fetch(t->req, &wqe), IB_WC_LOC_LEN_ERR);
+
+	ndev->mtu = 1500;
+	KUNIT_EXPECT_EQ(test, vhca_port_mtu(t->vdev), IB_MTU_1024);
+	sge->length = 1025;
+	KUNIT_EXPECT_EQ(test, vhca_ud_fetch(t->req, &wqe), IB_WC_LOC_LEN_ERR);
+	sge->length = 1024;
+	KUNIT_EXPECT_EQ(test, vhca_ud_fetch(t->req, &wqe), IB_WC_SUCCESS);
+
+	t->vdev->ndev = NULL;
+	free_netdev(ndev);
+}
+
+/* No packet is built with more payload than the largest path MTU. */
+static void engine_tx_build_len_bounded(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_UD_SEND_ONLY,
+		.paylen = VHCA_MAX_PKT_PAYLOAD,
+	};
+	struct sk_buff *skb;
+	void *payload;
+
+	skb = vhca_tx_build(t->vdev, &pkt, &payload);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(skb));
+	KUNIT_EXPECT_GE(test, skb_tailroom(skb), (int)IB_ICRC_BYTES);
+	kfree_skb(skb);
+	pkt.paylen = VHCA_MAX_PKT_PAYLOAD + 1;
+	KUNIT_ASSERT_EQ(test, PTR_ERR(vhca_tx_build(t->vdev, &pkt, &payload)),
+			-EINVAL);
+	/* Where the sums of the headers, pad and ICRC would wrap. */
+	pkt.paylen = U32_MAX - 3;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vhca_tx_build(t->vdev, &pkt, &payload)),
+			-EINVAL);
+}
+
+/*
+ * READ responses that leave holes: FIRST and MIDDLE without payload, then
+ * a full LAST, must not complete a 3-packet READ; nor may responses of
+ * the wrong opcode or length at their PSN.  The right ones, after, do.
+ */
+static void engine_read_response_holes(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_RX_MALFORMED);
+	struct vhca_pkt rsp = {
+		.dqpn = REQ_QPN,
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+	};
+	/* At the READ's first PSN, what it expects next. */
+	static const struct {
+		u8 opcode;
+		u32 paylen;
+	} bad[] = {
+		{ IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0 },
+		{ IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, MTU - 1 },
+		{ IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE, MTU },
+		{ IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST, MTU },
+		{ IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, BUF_LEN },
+	};
+	int i;
+
+	memset(t->local, 0, BUF_LEN);
+	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+
+	/* The forged burst of the report: holes, then a full LAST. */
+	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	rsp.psn = SQ_PSN;
+	deliver(test, t, &rsp, 0xa1);
+	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+	rsp.psn = SQ_PSN + 1;
+	deliver(test, t, &rsp, 0xa2);
+	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST;
+	rsp.psn = SQ_PSN + 2;
+	rsp.paylen = MTU;
+	deliver(test, t, &rsp, 0xa3);
+	expect_no_cqe(test, t->send_cq);
+	/* The MIDDLE past the dropped FIRST asked the READ again, whole. */
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+	expect_nothing_sent(test);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		rsp.opcode = bad[i].opcode;
+		rsp.psn = SQ_PSN;
+		rsp.paylen = bad[i].paylen;
+		deliver(test, t, &rsp, 0xee);
+		expect_no_cqe(test, t->send_cq);
+	}
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_MALFORMED),
+			malformed + 1 + ARRAY_SIZE(bad));
+	KUNIT_EXPECT_EQ(test, t->local[0], 0);
+
+	/* Then answered as it asked. */
+	rsp.paylen = MTU;
+	for (i = 0; i < 3; i++) {
+		rsp.opcode = !i ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
+			     i == 2 ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+			     IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+		rsp.psn = SQ_PSN + i;
+		deliver(test, t, &rsp, 0xb1 + i);
+	}
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	for (i = 0; i < BUF_LEN; i++)
+		if (t->local[i] != 0xb1 + i / MTU)
+			break;
+	KUNIT_EXPECT_EQ(test, i, BUF_LEN);
+}
+
+/*
+ * A READ asked again from its middle is answered from there with a FIRST
+ * (or an ONLY for its last packet), as any responder answers a new READ:
+ * those complete it.
+ */
+static void engine_read_response_reasked(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt rsp = {
+		.dqpn = REQ_QPN,
+		.paylen = MTU,
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+	};
+	int i;
+
+	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	rsp.psn = SQ_PSN;
+	deliver(test, t, &rsp, 0xc1);
+	/* Asked again from SQ_PSN + 1: a 2-packet READ's FIRST and LAST. */
+	rsp.psn = SQ_PSN + 1;
+	deliver(test, t, &rsp, 0xc2);
+	/* Asked again from SQ_PSN + 2: a 1-packet READ's ONLY. */
+	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	rsp.psn = SQ_PSN + 2;
+	deliver(test, t, &rsp, 0xc3);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	for (i = 0; i < BUF_LEN; i++)
+		if (t->local[i] != 0xc1 + i / MTU)
+			break;
+	KUNIT_EXPECT_EQ(test, i, BUF_LEN);
+}
+
+/*
+ * A WRITE whose packets carry less than its RETH's length is an invalid
+ * request: NAKed, the QP in error, and a WRITE with immediate's receive
+ * WQE completed in error, never with SUCCESS and the short byte count.
+ */
+static void engine_write_short_of_reth(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = 8,
+		.reth_va = (uintptr_t)t->remote,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = 2 * MTU,
+		.ackreq = true,
+		.imm = cpu_to_be32(0x1234),
+	};
+
+	post_recv(t, 9, NULL, 0);
+	deliver(test, t, &pkt, 0x5a);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_cqe(test, t->recv_cq, 9, IB_WC_REM_INV_REQ_ERR, 0);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+}
+
+/* The same for a FIRST and a LAST one MTU short, without immediate. */
+static void engine_write_last_short(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = MTU,
+		.reth_va = (uintptr_t)t->remote,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = 3 * MTU,
+	};
+
+	deliver(test, t, &pkt, 0x11);
+	pkt.opcode = IB_OPCODE_RC_RDMA_WRITE_LAST;
+	pkt.psn = RQ_PSN + 1;
+	pkt.ackreq = true;
+	deliver(test, t, &pkt, 0x22);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN + 1, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+}
+
+/*
+ * Request packets longer than the path MTU, or a LAST without payload,
+ * are malformed: dropped and counted, nothing placed, nothing answered.
+ */
+static void engine_request_len_past_mtu(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_RX_MALFORMED);
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = MTU + 1,
+		.ackreq = true,
+	};
+
+	post_recv(t, 1, t->remote, BUF_LEN);
+	deliver(test, t, &pkt, 0x77);
+	pkt.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY;
+	pkt.reth_va = (uintptr_t)t->remote;
+	pkt.reth_rkey = t->mr->rkey;
+	pkt.reth_len = MTU + 1;
+	deliver(test, t, &pkt, 0x77);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_MALFORMED), malformed + 2);
+
+	/* A FIRST, then a LAST of no byte. */
+	pkt.opcode = IB_OPCODE_RC_SEND_FIRST;
+	pkt.paylen = MTU;
+	pkt.ackreq = false;
+	deliver(test, t, &pkt, 0x11);
+	pkt.opcode = IB_OPCODE_RC_SEND_LAST;
+	pkt.psn = RQ_PSN + 1;
+	pkt.paylen = 0;
+	pkt.ackreq = true;
+	deliver(test, t, &pkt, 0);
+	expect_nothing_sent(test);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_MALFORMED), malformed + 3);
+	KUNIT_EXPECT_EQ(test, t->remote[MTU], 0);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_RTS);
+}
+
+/*
+ * A READ or WRITE longer than the IBTA's largest message (2^31 bytes,
+ * which a READ's responses could not number without wrapping the PSNs)
+ * is an invalid request.
+ */
+static void engine_request_past_max_msg(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.reth_va = (uintptr_t)t->remote,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = VHCA_MAX_MSG_SIZE + 1,
+		.ackreq = true,
+	};
+
+	deliver(test, t, &pkt, 0);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+}
+
+static void engine_write_past_max_msg(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = MTU,
+		.reth_va = (uintptr_t)t->remote,
+		.reth_rkey = t->mr->rkey,
+		.reth_len = U32_MAX,
+		.ackreq = true,
+	};
+
+	deliver(test, t, &pkt, 0x33);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	KUNIT_EXPECT_EQ(test, t->remote[0], 0);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+}
+
+/*
+ * A send queue head written back over WQEs the engine already sent is an
+ * error of the QP, found at the next pass: the requester must not walk
+ * the index space from its position to the head (which sent packets
+ * without bound, the window refilling with every timeout).
+ */
+static void engine_sq_head_backwards(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_MALFORMED_WQES);
+	int i;
+
+	send_n(test, t, 4);
+	for (i = 0; i < 4; i++)
+		expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + i, NULL);
+	WRITE_ONCE(t->req->recs.db->head[0], 2);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_QP_OP_ERR, 0);
+	expect_cqe(test, t->send_cq, 2, IB_WC_WR_FLUSH_ERR, 0);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_MALFORMED_WQES),
+			malformed + 1);
+	/* The retransmit timer finds nothing to send again. */
+	fire_rexmit(t->req);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+}
+
+/*
+ * A head moved back over a WQE the engine read but holds (a fenced SEND
+ * behind a READ) fails the QP too: every WQE announced is the engine's.
+ */
+static void engine_sq_head_backwards_unsent(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *slot;
+
+	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, 8, (uintptr_t)t->remote);
+	slot = sq_slot(t, 2, VHCA_WR_SEND);
+	slot->flags = VHCA_WQE_FENCE;
+	sq_publish(t);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+	expect_nothing_sent(test);
+	WRITE_ONCE(t->req->recs.db->head[0], 1);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_LOC_QP_OP_ERR, 0);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_ERR);
+}
+
+/*
+ * Only RC QPs linger, and only they count: a UD QP's destroy leaves the
+ * count of lingering QPs as it was (it was lowered once per destroy, so
+ * that the cap let more than VHCA_GHOSTS_MAX linger).
+ */
+static void engine_linger_count_rc_only(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	int i;
+
+	free_qp(t, t->resp);
+	t->resp->ibqp.qp_type = IB_QPT_UD;
+	for (i = 0; i < 3; i++)
+		vhca_engine_qp_linger(t->resp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_ghosts), 0);
+	t->resp->ibqp.qp_type = IB_QPT_RC;
+	/* An RC QP that received nothing leaves no ghost and no count. */
+	vhca_engine_qp_linger(t->resp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_ghosts), 0);
+}
+
+/*
+ * The engine's error found before a modify_qp to RESET lands after it:
+ * the QP stays in RESET and no QP_FATAL event is raised for it.
+ */
+static void engine_error_after_reset(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+
+	atomic_set(&hostile_qp_events, 0);
+	t->req->ibqp.event_handler = hostile_qp_event;
+	vhca_qp_set_state(t->req, IB_QPS_RESET);
+	vhca_qp_fatal(t->req, IB_WC_SUCCESS);
+	vhca_qp_fatal(t->req, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hostile_qp_events), 0);
+	expect_no_cqe(test, t->send_cq);
+
+	/* In RTS the same error moves it, with its event. */
+	vhca_qp_set_state(t->req, IB_QPS_INIT);
+	vhca_qp_set_state(t->req, IB_QPS_RTR);
+	vhca_qp_set_state(t->req, IB_QPS_RTS);
+	vhca_qp_fatal(t->req, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hostile_qp_events), 1);
+}
+
+static struct kunit_case vhca_engine_hostile_cases[] = {
+	KUNIT_CASE(engine_ud_len_past_port_mtu),
+	KUNIT_CASE(engine_tx_build_len_bounded),
+	KUNIT_CASE(engine_read_response_holes),
+	KUNIT_CASE(engine_read_response_reasked),
+	KUNIT_CASE(engine_write_short_of_reth),
+	KUNIT_CASE(engine_write_last_short),
+	KUNIT_CASE(engine_request_len_past_mtu),
+	KUNIT_CASE(engine_request_past_max_msg),
+	KUNIT_CASE(engine_write_past_max_msg),
+	KUNIT_CASE(engine_sq_head_backwards),
+	KUNIT_CASE(engine_sq_head_backwards_unsent),
+	KUNIT_CASE(engine_linger_count_rc_only),
+	KUNIT_CASE(engine_error_after_reset),
+	{}
+};
+
+static struct kunit_suite vhca_engine_hostile_suite = {
+	.name = "vhca_engine_hostile",
+	.suite_init = engine_suite_init,
+	.suite_exit = engine_suite_exit,
+	.init = engine_test_init,
+	.exit = engine_test_exit,
+	.test_cases = vhca_engine_hostile_cases,
+};
