@@ -53,10 +53,15 @@ provider-abis:
 
 # Host test of the top-level Kbuild: x86_64 only (Documentation/building.md).
 kbuild-check:
-	scripts/kbuild-check.sh
+	tests/host/kbuild-check.sh
 
-# Test programs the guest scripts run (scripts/tests/*.c).
-TEST_PROGS := $(patsubst scripts/tests/%.c,$(BUILD)/tests/%,$(wildcard scripts/tests/*.c))
+# Programs the guest scripts run: the tests' (tests/progs/*.c) and the
+# benchmarks' (tools/bench/*.c), on the tests' library (tests/lib/).
+PROG_SRCS := $(wildcard tests/progs/*.c tools/bench/*.c)
+TEST_PROGS := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(PROG_SRCS)))
+PROG_DEPS := $(wildcard tests/lib/*.h) include/uapi/rdma/vhca-abi.h
+PROG_CC = $(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca \
+	-Itests/lib -o $@ $< -lrdmacm -libverbs
 tests: $(TEST_PROGS) examples
 
 # The example programs a user reads and copies (examples/, their own
@@ -64,10 +69,13 @@ tests: $(TEST_PROGS) examples
 examples:
 	$(MAKE) -C examples OUT=$(BUILD)/examples
 
-$(BUILD)/tests/%: scripts/tests/%.c scripts/tests/vhca_test.h scripts/tests/ktap.h scripts/tests/roce.h scripts/tests/fuzz_rng.h \
-		include/uapi/rdma/vhca-abi.h
+$(BUILD)/tests/%: tests/progs/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca -o $@ $< -lrdmacm -libverbs
+	$(PROG_CC)
+
+$(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(PROG_CC)
 
 deps:
 	scripts/deps.sh
@@ -105,33 +113,33 @@ checkpatch:
 	scripts/checkpatch.sh
 
 demo:
-	scripts/demo.sh
+	tools/demo.sh
 
-# T='GLOBS' selects what runs (scripts/select.sh): make check T='rc/*'.
+# T='GLOBS' selects what runs (tests/runner/select.sh): make check T='rc/*'.
 check:
-	VHCA_T='$(T)' scripts/check.sh
+	VHCA_T='$(T)' tests/runner/check.sh
 
 # Host stages, KUnit and the stock kernel's smoke set, for iteration.
 check-quick:
-	scripts/check.sh --quick
+	tests/runner/check.sh --quick
 
-# The fuzzers' scenarios (scripts/guest/fuzz.sh and inject.sh) on the
+# The fuzzers' scenarios (tests/guest/fuzz.sh and inject.sh) on the
 # debug kernel, each fuzzing SECS seconds (default 60) with the seed SEED
 # (default: random; each scenario prints the seed it used), dealt out over
 # BOOTS debug guests at once (default 2), T= selecting scenarios as in
-# make check (scripts/fuzz.sh).
+# make check (tests/runner/fuzz.sh).
 fuzz: module-debug provider tests
-	scripts/fuzz.sh $(or $(SECS),60) $(or $(BOOTS),2) '$(SEED)' '$(T)'
+	tests/runner/fuzz.sh $(or $(SECS),60) $(or $(BOOTS),2) '$(SEED)' '$(T)'
 
 # Not part of make check: figures, never a verdict on speed.
 bench:
-	scripts/bench.sh
+	tools/bench/bench.sh
 
 # Not part of make check: where the guest's CPU goes during 64 KiB WRITE
 # and SEND streams, local and over the wire (perf record -e cpu-clock).
 profile: module provider tests
-	scripts/vm-run.sh -k stock -t 900 -o $(BUILD)/vm/profile \
-		scripts/guest/profile.sh $(or $(ITERS),2000)
+	tests/runner/vm-run.sh -k stock -t 900 -o $(BUILD)/vm/profile \
+		tools/bench/guest-profile.sh $(or $(ITERS),2000)
 
 # make install: KDIR when given, else the running kernel's build tree when
 # it exists (a real host with its headers), else the stock kernel's.

@@ -18,7 +18,7 @@ PKGS=(
 	# RDMA userspace: provider build, tools, tests
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3-pyverbs
-	# the kernel's RDMA consumers in the guest (scripts/guest/ulp.sh):
+	# the kernel's RDMA consumers in the guest (tests/guest/ulp.sh):
 	# NVMe over RDMA and NFS over RDMA; none of their services may run
 	# on this host (below)
 	nvme-cli fio nfs-kernel-server

@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: RC data, every byte verified (vhca_rdma server and client): SGE
+# lists, immediate data, 1 MiB messages, WRITE, READ and the access errors.
+# Two ports in one namespace; across two namespaces (the tests in reverse
+# order); and across two namespaces with netem loss, reordering and
+# duplication on both sides, which must make the ports retransmit.
+. "$VHCA_TOP/tests/lib/guest.sh"
+
+export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+PROG=$VHCA_TOP/build/tests/vhca_rdma
+T=/tmp/rdma-test
+mkdir -p $T
+NETEM="loss 5% reorder 5% 50% duplicate 1% delay 1ms"
+
+# run NAME TCP_PORT PEER_PREFIX [TEST...]: the server on vhca0, the client
+# on vhca1 (run under PEER_PREFIX, e.g. "ip netns exec peer"); both must
+# exit 0 within 300 s.
+run() {
+	_n=$1
+	_port=$2
+	_pre=$3
+	shift 3
+	_t0=$(date +%s)
+	timeout "$(tmo 300)" $PROG server vhca0 "$G0" "$_port" >$T/$_n.srv 2>&1 &
+	_p=$!
+	wait_for 30 listening "$_port"
+	timeout "$(tmo 300)" $_pre $PROG client vhca1 "$G1" 10.0.0.1 "$_port" "$@" \
+		>$T/$_n.cli 2>&1
+	_c=$?
+	wait $_p
+	_s=$?
+	relay "$_n client" $T/$_n.cli
+	relay "$_n server" $T/$_n.srv
+	echo "# $_n: $(($(date +%s) - _t0)) s"
+	check "$_n: the client exits 0 (exit status $_c)" test $_c = 0
+	check "$_n: the server exits 0 (exit status $_s)" test $_s = 0
+}
+
+# Two ports in one namespace (the core needs accept_local, rp_filter 0).
+one_namespace() {
+	ports_one_ns
+	run one-ns 18515 ""
+	rdma statistic show link vhca0/1
+	rdma statistic show link vhca1/1
+	check "rdma link delete vhca0, vhca1" sh -c 'rdma link delete vhca0 && rdma link delete vhca1'
+}
+scenario one-ns one_namespace 60
+
+# Two hosts: the second port in a namespace of its own, the tests in
+# reverse order.
+two_namespaces() {
+	ports_two_ns
+	run two-ns 18516 "ip netns exec peer" $($PROG list | sed -n '1!G;h;$p')
+	rdma statistic show link vhca0/1
+	ip netns exec peer rdma statistic show link vhca1/1
+}
+# Stock kernel only: the wire path of lossy, without the loss.
+scenario two-ns two_namespaces 60 stock
+
+# The same with loss, reordering, duplication and delay both ways: the
+# data tests (an error test's NAK may be lost, and the retried request then
+# finds the responder in the error state: RETRY_EXC_ERR, a legal outcome).
+# One client and server per test, to see each test's counters (on the
+# debug kernel one for all of them: a client and server take seconds to
+# start there).  Then rmmod with the namespace still there.
+lossy() {
+	ports_two_ns
+	netem_both "$NETEM"
+	r=0 n=0 d=0 port=18517
+	sets=$($PROG list | grep -v '^err-')
+	[ "$VHCA_KERNEL" = debug ] && sets=$(echo $sets | tr ' ' ,)
+	for t in $sets; do
+		p0=$(total tx_packets) r0=$(total retransmits) n0=$(total seq_naks)
+		d0=$(total duplicate_requests)
+		# shellcheck disable=SC2046 # the tests of the set, as arguments
+		name=$t
+		[ "${t%%,*}" = "$t" ] || name=all
+		run "lossy-$name" $port "ip netns exec peer" $(echo "$t" | tr , ' ')
+		p1=$(($(total tx_packets) - p0)) r1=$(($(total retransmits) - r0))
+		n1=$(($(total seq_naks) - n0)) d1=$(($(total duplicate_requests) - d0))
+		echo "# lossy-$name: tx_packets $p1, retransmits $r1, seq_naks $n1, duplicate_requests $d1 (both ports)"
+		r=$((r + r1)) n=$((n + n1)) d=$((d + d1)) port=$((port + 1))
+	done
+	rdma statistic show link vhca0/1
+	ip netns exec peer rdma statistic show link vhca1/1
+	echo "# lossy runs: retransmits $r, seq_naks $n, duplicate_requests $d (both ports)"
+	check "lossy: the ports retransmitted ($r)" test "$r" -gt 0
+	check "lossy: sequence NAKs were sent ($n)" test "$n" -gt 0
+	check "lossy: duplicate requests were seen ($d)" test "$d" -gt 0
+	tc qdisc del dev veth0 root
+	check "rmmod vhca" rmmod vhca
+	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
+}
+scenario lossy lossy 200
+
+# Extended CQs: vhca_cq_ex between two ports in one namespace, one process
+# (ibv_create_cq_ex's refusals, RC SEND, SEND_WITH_IMM and
+# RDMA_WRITE_WITH_IMM and a UD SEND_WITH_IMM read back through the
+# ibv_start_poll API, every field and byte checked).
+cq_ex() {
+	ports_one_ns
+	_t0=$(date +%s)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_cq_ex vhca0 "$G0" vhca1 "$G1" \
+		>$T/cq-ex.out 2>&1
+	_r=$?
+	relay vhca_cq_ex $T/cq-ex.out
+	echo "# cq-ex: $(($(date +%s) - _t0)) s"
+	check "vhca_cq_ex exits 0 (exit status $_r)" test $_r = 0
+}
+scenario cq-ex cq_ex 60
+
+# Memory windows: vhca_mw between two ports in one namespace (binds and
+# their errors, WRITE and READ through windows byte by byte, access
+# outside a window, invalidation, dealloc and dereg in both orders, two
+# processes exiting with a window bound), no MR left after it; then
+# rdma link delete of a port while a process holds a window bound to an
+# MR, the MR created first (vhca1) and last (vhca0).
+mw() {
+	ports_one_ns
+	_t0=$(date +%s)
+	_m0=$(rdma resource show mr | wc -l)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_mw vhca0 "$G0" vhca1 "$G1" \
+		>$T/mw.out 2>&1
+	_r=$?
+	relay vhca_mw $T/mw.out
+	check "vhca_mw exits 0 (exit status $_r)" test $_r = 0
+	check "no MR left after vhca_mw" test "$(rdma resource show mr | wc -l)" = "$_m0"
+	for _o in vhca1:$G1:mr-first vhca0:$G0:mw-first; do
+		_d=${_o%%:*} _g=${_o#*:} _g=${_g%%:*}
+		$VHCA_TOP/build/tests/vhca_mw hold "$_d" "$_g" "${_o##*:}" \
+			>$T/mw-hold.out 2>&1 &
+		_p=$!
+		wait_for 30 grep -q "hold: window" $T/mw-hold.out
+		check "rdma link delete $_d, a window bound (${_o##*:})" rdma link delete "$_d"
+		kill $_p
+		wait $_p
+		relay "vhca_mw hold ${_o##*:}" $T/mw-hold.out
+	done
+	echo "# mw: $(($(date +%s) - _t0)) s"
+}
+scenario mw mw 90
+
+run_scenarios "$@"

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make fuzz: the fuzzers' scenarios (those of tests/guest/fuzz.sh and
+# inject.sh) on the debug kernel, each fuzzing SECS seconds, dealt out
+# over BOOTS debug guests that run at once (a debug guest keeps about one
+# CPU busy; the fuzzers are bounded in time, so a guest that shares the
+# host's cores fuzzes fewer steps in the same seconds, never longer).
+#
+# usage: fuzz.sh SECS BOOTS [SEED] [PATTERNS]
+#   SEED      every scenario's seed (default: a random one each, printed)
+#   PATTERNS  the scenarios to run (make check's T= globs: inject/packets)
+# Results in build/vm/fuzz-N; the exit status is 0 when every boot's is.
+set -euo pipefail
+. "$(dirname "$0")/../../scripts/lib.sh"
+. "$VHCA_TOP/tests/runner/select.sh"
+
+secs=${1:?SECS}
+boots=${2:?BOOTS}
+seed=${3:-}
+VHCA_T=${4:-}
+
+# The debug kernel's scenarios of the fuzzers' scripts, as debug/SCRIPT/NAME.
+all=()
+for g in fuzz inject; do
+	while read -r name; do
+		t_selected "debug/$g/$name" && all+=("debug/$g/$name")
+	done < <(sed -n 's/^scenario \([a-z-]*\) .* debug$/\1/p' "tests/guest/$g.sh")
+done
+[ ${#all[@]} -gt 0 ] || die "fuzz: no scenario selected by '$VHCA_T'"
+[ "$boots" -le ${#all[@]} ] || boots=${#all[@]}
+
+# Round robin: boot i runs the scenarios i, i + BOOTS, ...
+pids=() outs=()
+for ((b = 0; b < boots; b++)); do
+	sel= scripts=
+	for ((i = b; i < ${#all[@]}; i += boots)); do
+		sel="$sel ${all[i]}"
+		g=${all[i]#debug/}
+		g=${g%%/*}
+		case " $scripts " in *" $g "*) ;; *) scripts="$scripts $g" ;; esac
+	done
+	out=$VHCA_TOP/build/vm/fuzz-$b
+	rm -rf "$out"
+	mkdir -p "$out"
+	outs+=("$out")
+	log "fuzz: boot $b:$sel (results in $out)"
+	# The VM's limit: the boot, and per scenario SECS and its setup,
+	# tripled on the debug kernel (lib.sh's tmo).
+	n=$(echo $sel | wc -w)
+	FUZZ_SECS=$secs ${seed:+FUZZ_SEED=$seed} tests/runner/vm-run.sh -k debug \
+		-t $((600 + 3 * n * (secs + 120))) -T "${sel# }" -o "$out" \
+		tests/guest/suite.sh $scripts >"$out/vm-run.log" 2>&1 &
+	pids+=($!)
+done
+
+bad=0
+for ((b = 0; b < boots; b++)); do
+	rc=0
+	wait "${pids[b]}" || rc=$?
+	out=${outs[b]}
+	echo "# boot $b: exit $rc (${out#"$VHCA_TOP"/})"
+	# The seeds, the verdicts and the kernel checkers' findings.
+	tr -d '\r' <"$out/console.log" |
+		grep -E '^ *(#.*seed=|(not )?ok |# replay)' || true
+	[ $rc = 0 ] || {
+		tail -n 40 "$out/vm-run.log"
+		bad=$((bad + 1))
+	}
+done
+[ $bad = 0 ] || die "fuzz: $bad of $boots boots failed"
+echo "fuzz: ${#all[@]} scenarios, $secs s each, in $boots boots: clean"
