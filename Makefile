@@ -29,7 +29,7 @@ BUILD := $(TOP)/build
 KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 # What kbuild needs of the tree, copied per kernel so that the stock and
 # debug builds never share object files.
-KSRC := Kbuild drivers include kunit
+KSRC := Kbuild drivers include
 
 .PHONY: all module module-debug provider provider-check provider-abis kbuild-check tests examples \
 	deps demo \

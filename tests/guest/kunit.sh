@@ -6,7 +6,7 @@
 # VHCA_T becomes KUnit's filter_glob (SUITE.CASE).
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-KO=$VHCA_BUILD/kunit/vhca_kunit.ko
+KO=$VHCA_BUILD/drivers/infiniband/sw/vhca/tests/vhca_kunit.ko
 # The filter globs, one per kunit/SUITE[/CASE] pattern in VHCA_T; none (a
 # single run of every suite) without such a pattern or with "kunit".
 globs=

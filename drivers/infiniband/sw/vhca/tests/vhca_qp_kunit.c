@@ -8,7 +8,7 @@
  */
 #include <kunit/test.h>
 
-#include "../drivers/infiniband/sw/vhca/vhca_qp_attr.c"
+#include "../vhca_qp_attr.c"
 
 struct qp_transition {
 	enum ib_qp_state cur, next;

@@ -8,7 +8,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/platform_device.h>
 
-#include "../drivers/infiniband/sw/vhca/vhca_coherent.c"
+#include "../vhca_coherent.c"
 
 struct vhca_coherent_test {
 	struct platform_device *pdev;

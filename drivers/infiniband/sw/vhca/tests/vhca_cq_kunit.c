@@ -15,8 +15,8 @@
 #define vhca_recs_free vhca_cq_test_recs_free
 #define vhca_rings_release vhca_cq_test_rings_release
 
-#include "../drivers/infiniband/sw/vhca/vhca_cq.c"
-#include "../drivers/infiniband/sw/vhca/vhca_srq.c"
+#include "../vhca_cq.c"
+#include "../vhca_srq.c"
 
 int vhca_cq_test_ring_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 			    struct vhca_ring *ring, u32 count, u32 stride,

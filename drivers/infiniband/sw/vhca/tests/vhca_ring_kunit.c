@@ -6,7 +6,7 @@
  */
 #include <kunit/test.h>
 
-#include "../drivers/infiniband/sw/vhca/vhca_ring.h"
+#include "../vhca_ring.h"
 
 static void vhca_ring_slots(struct kunit *test)
 {

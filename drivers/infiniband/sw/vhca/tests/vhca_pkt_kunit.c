@@ -13,7 +13,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_pack.h>
 
-#include "../drivers/infiniband/sw/vhca/vhca_pkt.c"
+#include "../vhca_pkt.c"
 
 #define F_RETH		VHCA_PKT_RETH
 #define F_AETH		VHCA_PKT_AETH

@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <linux/random.h>
 
-#include "../drivers/infiniband/sw/vhca/vhca_crc.c"
+#include "../vhca_crc.c"
 
 static int vhca_crc_suite_init(struct kunit_suite *suite)
 {
