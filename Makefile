@@ -15,8 +15,8 @@
 #   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
 #   make fuzz SECS=N [SEED=N] [BOOTS=N] [T=GLOBS]  the fuzzers on the debug kernel, N s each
 #   make install    the module for the running kernel (its headers in
-#                   /lib/modules/$(uname -r)/build; else the stock kernel's),
-#                   depmod, the provider, man pages, vhca-links (DESTDIR,
+#                   /lib/modules/$(uname -r)/build; refused without them
+#                   unless KDIR names a tree), depmod, the provider, man pages, vhca-links (DESTDIR,
 #                   KDIR, PREFIX); make uninstall removes them
 #   make load       modprobe what the built vhca.ko depends on, insmod it
 #   make deb        vhca-dkms and ibverbs-provider-vhca into build/deb/
@@ -80,11 +80,13 @@ $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 deps:
 	scripts/deps.sh
 
-# The stock kernel's headers, unless KDIR names another tree.
+# The stock kernel's headers (6.12, or KERNEL=6.1: Debian 12's default
+# kernel's), unless KDIR names another tree.
 module:
 	@set -e; \
 	if [ -n "$(KDIR)" ]; then kdir="$(KDIR)"; out=$(BUILD)/kdir; \
-	else s=$$(scripts/stock-kernel.sh); kdir=$$s/headers; out=$(BUILD)/stock; \
+	else s=$$(scripts/stock-kernel.sh $(KERNEL)); kdir=$$s/headers; \
+	out=$(BUILD)/stock$(if $(KERNEL),-$(KERNEL)); \
 	echo "vhca: building against stock kernel $$(cat $$s/kernel.release)"; fi; \
 	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
 	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) modules
@@ -96,9 +98,11 @@ module-debug:
 	$(MAKE) -C $$d/linux M=$$out ARCH=x86_64 $(KBUILD_FLAGS) \
 		CONFIG_INFINIBAND_VHCA_KUNIT_TEST=m modules
 
-# sparse over every file (C=2), against the stock headers.
+# sparse over every file (C=2), against the stock headers (KERNEL=6.1:
+# Debian 12's default kernel's).
 sparse:
-	@set -e; s=$$(scripts/stock-kernel.sh); out=$(BUILD)/sparse; \
+	@set -e; s=$$(scripts/stock-kernel.sh $(KERNEL)); \
+	out=$(BUILD)/sparse$(if $(KERNEL),-$(KERNEL)); \
 	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
 	$(MAKE) -C $$s/headers M=$$out $(KBUILD_FLAGS) C=2 modules
 
@@ -153,10 +157,14 @@ RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 INSTALL_KDIR = $(or $(KDIR),$(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR)))
 MANPAGES := Documentation/man/vhca.7 Documentation/man/vhca-provider.7
 
+NO_KDIR_MSG = vhca: the running kernel $(shell uname -r) has no headers \
+	($(RUNNING_KDIR)): install them (Debian: apt-get install \
+	linux-headers-$(shell uname -r)) or name a kernel tree with KDIR=
+
 install: provider
 	@set -e; kdir="$(INSTALL_KDIR)"; \
-	if [ -n "$$kdir" ]; then out=$(BUILD)/kdir; $(MAKE) module KDIR="$$kdir"; \
-	else $(MAKE) module; kdir=$$(scripts/stock-kernel.sh)/headers; out=$(BUILD)/stock; fi; \
+	[ -n "$$kdir" ] || { echo "$(NO_KDIR_MSG)" >&2; exit 1; }; \
+	out=$(BUILD)/kdir; $(MAKE) module KDIR="$$kdir"; \
 	kver=$$(cat "$$kdir/include/config/kernel.release"); \
 	echo "vhca: installing for kernel $$kver"; \
 	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) INSTALL_MOD_DIR=updates \
@@ -175,7 +183,7 @@ install: provider
 # The same choice of kernel; /etc/vhca/links.conf stays when it was edited.
 uninstall:
 	@set -e; kdir="$(INSTALL_KDIR)"; \
-	[ -n "$$kdir" ] || kdir=$$(scripts/stock-kernel.sh)/headers; \
+	[ -n "$$kdir" ] || { echo "$(NO_KDIR_MSG)" >&2; exit 1; }; \
 	kver=$$(cat "$$kdir/include/config/kernel.release"); \
 	echo "vhca: uninstalling for kernel $$kver"; \
 	rm -f $(DESTDIR)/lib/modules/$$kver/updates/drivers/infiniband/sw/vhca/vhca.ko*; \

@@ -9,7 +9,10 @@
 #      the host's /var/lib/dkms, /usr/src or /lib/modules), then mktarball
 #      --binaries-only: build/deb/vhca-<v>-<kver>.dkms.tar.gz, the module
 #      the guest installs with dkms ldtarball (it has no headers, and
-#      compiling under TCG is slow);
+#      compiling under TCG is slow); then dkms build for Debian 12's
+#      default kernel, 6.1, and for a kernel outside the supported range
+#      (the stock headers under another release), which DKMS must skip
+#      with its BUILD_EXCLUSIVE notice and exit status 77, never fail;
 #   3. systemd-analyze verify of vhca-links@eth0.service as the package
 #      installs it, and man --warnings over both manual pages.
 #
@@ -52,6 +55,24 @@ dk mktarball -m vhca -v "$V" -k "$KVER" --binaries-only --kernelsourcedir "$S/he
 	die "dkms mktarball failed (log: $OUT/dkms.log)"
 mv "$OUT"/dkms/tree/vhca/"$V"/tarball/*.tar.gz "$OUT/vhca-$V-$KVER.dkms.tar.gz"
 log "dkms: $(basename "$ko") for $KVER, $(basename "$OUT/vhca-$V-$KVER.dkms.tar.gz")"
+
+S61=$(scripts/stock-kernel.sh 6.1)
+K61=$(cat "$S61/kernel.release")
+dk build -m vhca -v "$V" -k "$K61" --kernelsourcedir "$S61/headers" >>"$OUT/dkms.log" 2>&1 || {
+	cat "$OUT"/dkms/tree/vhca/"$V"/build/make.log 2>/dev/null | tail -30 >&2
+	die "dkms build for $K61 failed (log: $OUT/dkms.log)"
+}
+log "dkms: built for $K61"
+# A release outside BUILD_EXCLUSIVE_KERNEL: skipped, with the reason.
+OUTSIDE=7.99.0-vhca-outside-amd64
+set +e
+dk build -m vhca -v "$V" -k "$OUTSIDE" --kernelsourcedir "$S/headers" >"$OUT/dkms-outside.log" 2>&1
+orc=$?
+set -e
+cat "$OUT/dkms-outside.log"
+[ $orc = 77 ] && grep -q BUILD_EXCLUSIVE "$OUT/dkms-outside.log" ||
+	die "dkms build for $OUTSIDE: exit $orc, not the BUILD_EXCLUSIVE skip (77)"
+log "dkms: $OUTSIDE skipped (exit 77)"
 
 # systemd-analyze verify checks the unit's commands and man page too: in a
 # root holding the package's files and the host's own units.

@@ -48,6 +48,7 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
+	[host/build-6.1]=90 [host/sparse-6.1]=160
 	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
@@ -228,6 +229,7 @@ NEED_DEBUG=0
 # ---- 1. host: the builds the stock kernel's guests need, and the
 # provider's host tests; the static checks run in the background (2.).
 rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests \
+	build/stock-6.1 build/sparse-6.1 \
 	build/examples build/deb
 built host/build-stock "$LOGS/build-stock.log" make module
 # The provider and the test programs: -Wall -Wextra, no warnings.
@@ -282,6 +284,13 @@ static_checks() {
 	fi
 	if t_selected host/sparse; then
 		built host/sparse "$LOGS/sparse.log" make sparse
+	fi
+	# Debian 12's default kernel, 6.1: the module and sparse, W=1 clean.
+	if t_selected host/build-6.1; then
+		built host/build-6.1 "$LOGS/build-6.1.log" make module KERNEL=6.1
+	fi
+	if t_selected host/sparse-6.1; then
+		built host/sparse-6.1 "$LOGS/sparse-6.1.log" make sparse KERNEL=6.1
 	fi
 	if t_selected host/checkpatch; then
 		if stage host/checkpatch "$LOGS/checkpatch.log" scripts/checkpatch.sh &&

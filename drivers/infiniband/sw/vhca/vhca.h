@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "vhca_compat.h"
 #include "vhca_param.h"
 
 #define VHCA_PORT		1

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "vhca_coherent.h"
+#include "vhca_compat.h"
 
 /* Largest buffer: what the page allocator can give in one contiguous piece. */
 #define VHCA_COHERENT_MAX	(PAGE_SIZE << MAX_PAGE_ORDER)

@@ -138,6 +138,16 @@ err_count:
 	return err;
 }
 
+#ifndef VHCA_HAVE_CREATE_CQ_ATTRS
+int vhca_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	return vhca_create_cq(ibcq, attr, udata ?
+			      container_of(udata, struct uverbs_attr_bundle,
+					   driver_udata) : NULL);
+}
+#endif
+
 /* The core calls this only once no QP or SRQ uses the CQ any more. */
 int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {

@@ -62,6 +62,13 @@ static inline struct vhca_srq *to_vsrq(struct ib_srq *ibsrq)
 
 int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs);
+#ifdef VHCA_HAVE_CREATE_CQ_ATTRS
+#define vhca_create_cq_op	vhca_create_cq
+#else
+/* create_cq before it took the bundle: the bundle's driver_udata. */
+int vhca_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+#endif
 int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -23,8 +23,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/unaligned.h>
 
+#include "vhca_compat.h"
 #include "vhca_crc.h"
 
 enum {

@@ -9,8 +9,8 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/udp.h>
-#include <linux/unaligned.h>
 
+#include "vhca_compat.h"
 #include "vhca_crc.h"
 #include "vhca_pkt.h"
 

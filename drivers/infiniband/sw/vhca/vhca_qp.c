@@ -20,8 +20,10 @@ enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+#ifdef VHCA_HAVE_IB_ATOMIC_WRITE
 	case VHCA_WR_ATOMIC_WRITE:
 		return IB_WC_ATOMIC_WRITE;
+#endif
 	default:
 		return IB_WC_SEND;
 	}

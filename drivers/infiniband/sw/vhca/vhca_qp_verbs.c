@@ -432,8 +432,10 @@ static int vhca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_FETCH_AND_ADD :
 					   -EINVAL;
+#ifdef VHCA_HAVE_IB_ATOMIC_WRITE
 	case IB_WR_ATOMIC_WRITE:
 		return type == IB_QPT_RC ? VHCA_WR_ATOMIC_WRITE : -EINVAL;
+#endif
 	default:
 		return -EINVAL;
 	}

@@ -141,13 +141,18 @@ static bool vhca_req_is_local(u8 opcode)
 	       opcode == VHCA_WR_BIND_MW;
 }
 
-/* An opcode the QP's transport has: UC has SEND and WRITE only. */
+/*
+ * An opcode the QP's transport has: UC has SEND and WRITE only, RC ATOMIC
+ * WRITE only where the kernel's verbs have it (vhca_compat.h).
+ */
 static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
 {
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		return opcode == VHCA_WR_SEND || opcode == VHCA_WR_SEND_WITH_IMM ||
 		       opcode == VHCA_WR_RDMA_WRITE ||
 		       opcode == VHCA_WR_RDMA_WRITE_WITH_IMM;
+	if (opcode == VHCA_WR_ATOMIC_WRITE)
+		return VHCA_ATOMIC_WRITE_CAP;
 	return opcode <= VHCA_WR_SEND_WITH_INV || vhca_wr_rd_atomic(opcode);
 }
 

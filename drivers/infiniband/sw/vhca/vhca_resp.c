@@ -379,9 +379,9 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		return msg->active ? VHCA_NAK_INVALID_REQ :
 				     vhca_resp_atomic_eth(qp, pkt, list);
 	if (pkt->opcode == IB_OPCODE_RC_ATOMIC_WRITE)
-		return msg->active ? VHCA_NAK_INVALID_REQ :
-				     vhca_resp_atomic_write(qp, pkt, in->skb,
-							    in->off, list);
+		return msg->active || !VHCA_ATOMIC_WRITE_CAP ?
+		       VHCA_NAK_INVALID_REQ :
+		       vhca_resp_atomic_write(qp, pkt, in->skb, in->off, list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
