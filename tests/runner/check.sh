@@ -4,9 +4,11 @@
 # make check: every test of vhca, in pyramid order: dependencies (make
 # deps), the builds and the provider's host tests on the host; one boot of
 # the stock kernel running every guest script and a pair of stock guests,
-# while in the background, niced, the debug kernel and its module are
-# built and sparse and checkpatch run; then two boots of the debug kernel
-# at once, running the KUnit suites and the guest scripts again.  Every
+# while in the background, niced, the module for 6.1, the debug kernel and
+# its module are built and sparse and checkpatch run; then a boot of
+# Debian 12's default kernel (6.1) for a smoke set; then two boots of the
+# debug kernel at once, running the KUnit suites and the guest scripts
+# again.  Every
 # level prints KTAP; this script flattens it
 # (tests/runner/ktap.awk) into one "ok N name" or "not ok N name # why" per
 # result, ends with a table of each stage's time against its budget and
@@ -48,7 +50,7 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
-	[host/build-6.1]=90 [host/sparse-6.1]=160
+	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=330
 	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
@@ -220,6 +222,23 @@ for k in stock debug pair; do
 		done
 	done
 done
+# Debian 12's default kernel (6.1) boots for a smoke set of the guest
+# scenarios: link and device, ibv_rc_pingpong and perftest, the rdma set,
+# rping, interop with its own rxe, NVMe over RDMA.
+SMOKE_61="link/veth-pair device/devinfo rc/pingpong rc/perftest rdma/one-ns
+	cm/rping interop/rxe-server-verbs ulp/nvme"
+RUN_61= T_61=
+for s in $SMOKE_61; do
+	if t_selected "stock-6.1/$s"; then
+		T_61="$T_61 stock-6.1/$s"
+		case " $RUN_61 " in
+		*" ${s%%/*} "*) ;;
+		*) RUN_61="$RUN_61 ${s%%/*}" ;;
+		esac
+	fi
+done
+NEED_61=0
+[ -n "$RUN_61" ] || t_selected host/build-6.1 && NEED_61=1
 KUNIT=0
 t_selected kunit && KUNIT=1
 NEED_DEBUG=0
@@ -284,10 +303,6 @@ static_checks() {
 	fi
 	if t_selected host/sparse; then
 		built host/sparse "$LOGS/sparse.log" make sparse
-	fi
-	# Debian 12's default kernel, 6.1: the module and sparse, W=1 clean.
-	if t_selected host/build-6.1; then
-		built host/build-6.1 "$LOGS/build-6.1.log" make module KERNEL=6.1
 	fi
 	if t_selected host/sparse-6.1; then
 		built host/sparse-6.1 "$LOGS/sparse-6.1.log" make sparse KERNEL=6.1
@@ -405,7 +420,18 @@ debug_build() {
 	fi
 }
 
+# Debian 12's default kernel, 6.1: the module (W=1 clean), first, for the
+# 6.1 boot (its sparse is a static check).
+build_61() {
+	if [ $NEED_61 = 1 ]; then
+		built host/build-6.1 "$LOGS/build-6.1.log" make module KERNEL=6.1 &&
+			echo 1 >"$LOGS/k61-ok"
+	fi
+	: >"$LOGS/k61-built"
+}
+
 background() {
+	build_61
 	[ $NEED_DEBUG = 1 ] && debug_build
 	# The debug kernel's boots may start (on a cold machine the kernel's
 	# build outlasts the stock guests); the static checks go on beside
@@ -453,6 +479,7 @@ debug_boots() {
 for f in background debug-a debug-b; do
 	: >"$LOGS/$f.rec"
 done
+rm -f "$LOGS/k61-built" "$LOGS/k61-ok"
 (
 	renice -n 19 $BASHPID >/dev/null
 	REC=$LOGS/background.rec background
@@ -477,6 +504,16 @@ fi
 if [ -n "$PKG_RUN" ]; then
 	[ -z "$PKGPID" ] || wait $PKGPID
 	boot stock stock-pkg $PKG_RUN
+fi
+if [ -n "$RUN_61" ]; then
+	while [ ! -e "$LOGS/k61-built" ] && kill -0 $BGPID 2>/dev/null; do
+		sleep 2
+	done
+	if [ -e "$LOGS/k61-ok" ]; then
+		VHCA_T=$T_61 boot stock-6.1 stock-6.1 $RUN_61
+	else
+		result fail stock-6.1 "no 6.1 module: the 6.1 smoke set did not run"
+	fi
 fi
 while [ ! -e "$LOGS/debug-built" ] && kill -0 $BGPID 2>/dev/null; do
 	sleep 2

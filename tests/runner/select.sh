@@ -4,9 +4,10 @@
 #
 # VHCA_T holds space-separated shell globs (make check T='rc/* cm'), matched
 # against the names the results print: host/STAGE, kunit/SUITE/CASE,
-# stock/SCRIPT/SCENARIO and debug/SCRIPT/SCENARIO.  A pattern that names no
-# kind (host, kunit, stock, debug) matches on both kernels, against
-# SCRIPT/SCENARIO.  A name is selected when a pattern matches it or a name
+# stock/SCRIPT/SCENARIO, stock-6.1/SCRIPT/SCENARIO (Debian 12's default
+# kernel's smoke set) and debug/SCRIPT/SCENARIO.  A pattern that names no
+# kind (host, kunit, stock, stock-6.1, debug) matches on every kernel,
+# against SCRIPT/SCENARIO.  A name is selected when a pattern matches it or a name
 # above it (rc selects rc/lossy), or something below it (kunit/vhca_qp/x
 # selects kunit, which must run for it).  An empty VHCA_T selects all.
 
@@ -19,11 +20,12 @@ t_selected() {
 	for _ts_p in $VHCA_T; do
 		_ts_n=$1
 		case "$_ts_p" in
-		host | host/* | kunit | kunit/* | stock | stock/* | debug | debug/*) ;;
+		host | host/* | kunit | kunit/* | stock | stock/* | stock-6.1 | \
+			stock-6.1/* | debug | debug/*) ;;
 		*)
 			case "$1" in
-			stock/* | debug/*) _ts_n=${1#*/} ;;
-			stock | debug) _ts_n= ;;
+			stock/* | stock-6.1/* | debug/*) _ts_n=${1#*/} ;;
+			stock | stock-6.1 | debug) _ts_n= ;;
 			*) continue ;;
 			esac
 			;;

@@ -5,9 +5,10 @@
 # overlay on top), the kernel's modules tree and a writable results folder;
 # run one guest script as root; return its exit status.
 #
-# usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v]
-#                  [-2] SCRIPT [ARG...]
-#   -k  kernel: Debian's stock kernel (default) or the debug test kernel
+# usage: vm-run.sh [-k stock|stock-6.1|debug] [-t SECONDS] [-o OUTDIR]
+#                  [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]
+#   -k  kernel: Debian's stock 6.12 kernel (default), Debian 12's default
+#       kernel (6.1), or the debug test kernel
 #   -t  wall-clock limit for the whole VM (default 900)
 #   -T  run only the scenarios these globs select (VHCA_T, tests/runner/select.sh),
 #       e.g. -T 'rc/lossy cm'; tests/guest/suite.sh runs several scripts
@@ -36,7 +37,7 @@ while getopts "k:t:o:T:v2" opt; do
 	T) SEL=$OPTARG ;;
 	2) PAIR=1 ;;
 	v) VERBOSE=1 ;;
-	*) die "usage: vm-run.sh [-k stock|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
+	*) die "usage: vm-run.sh [-k stock|stock-6.1|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -46,8 +47,8 @@ shift
 [ -r "$SCRIPT" ] || die "guest script $SCRIPT not found"
 
 case $KIND in
-stock)
-	KD=$("$VHCA_TOP/scripts/stock-kernel.sh")
+stock | stock-6.1)
+	KD=$("$VHCA_TOP/scripts/stock-kernel.sh" "$(echo "${KIND#stock}" | tr -d -)")
 	KVER=$(cat "$KD/kernel.release")
 	KIMG=$KD/root/boot/vmlinuz-$KVER
 	KMODS=$KD/root/lib/modules
@@ -60,15 +61,36 @@ debug)
 	KMODS=$KD/modroot/lib/modules
 	APPEND="loglevel=4 kasan_multi_shot"
 	;;
-*) die "unknown kernel kind '$KIND' (stock or debug)" ;;
+*) die "unknown kernel kind '$KIND' (stock, stock-6.1 or debug)" ;;
 esac
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 [ -x /bin/busybox ] || die "/bin/busybox missing: run 'make deps' (busybox-static)"
 
-# The initramfs: busybox, init and (stock kernel) the modules needed to
-# reach the host root.  Rebuilt when init or busybox changes.
+# mod_closure NAME...: the files (modules.dep's paths) of the named modules
+# of the stock kernel and of every module they need, dependencies first.
+mod_closure() {
+	awk -v want="$*" '
+		{ sub(/:$/, "", $1); f = $1; n = f; sub(/.*\//, "", n)
+		  sub(/\.ko(\.[a-z]+)?$/, "", n); file[n] = f; deps[n] = ""
+		  for (i = 2; i <= NF; i++) { d = $i; sub(/.*\//, "", d)
+			sub(/\.ko(\.[a-z]+)?$/, "", d); deps[n] = deps[n] " " d } }
+		function visit(n,   k, a, i) {
+			if (n in seen || !(n in file)) return
+			seen[n] = 1; k = split(deps[n], a, " ")
+			for (i = 1; i <= k; i++) visit(a[i])
+			print file[n]
+		}
+		END { k = split(want, w, " "); for (i = 1; i <= k; i++) visit(w[i]) }
+	' "$KMODS/$KVER/modules.dep"
+}
+
+# The initramfs: busybox, init and (stock kernels) the modules needed to
+# reach the host root, those of them not built in (6.12 builds virtio in,
+# 6.1 has it as modules).  Rebuilt when init, busybox or ROOT_MODS change.
 INITRD=$KD/initramfs.cpio.gz
-stamp=$(cat "$VHCA_TOP/tests/runner/vm/init" /bin/busybox | sha256sum | cut -c1-16)
+ROOT_MODS="virtio_pci 9pnet_virtio 9p overlay"
+stamp=$( (cat "$VHCA_TOP/tests/runner/vm/init" /bin/busybox; echo "$ROOT_MODS") |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$KD/initramfs.stamp" 2>/dev/null)" != "$stamp" ]; then
 	ird=$(mktemp -d)
 	mkdir -p "$ird"/{bin,proc,sys,dev,mods}
@@ -76,10 +98,15 @@ if [ "$(cat "$KD/initramfs.stamp" 2>/dev/null)" != "$stamp" ]; then
 	for a in $(/bin/busybox --list); do
 		[ "$a" = busybox ] || ln -s busybox "$ird/bin/$a"
 	done
-	if [ "$KIND" = stock ]; then
-		for m in fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay; do
-			xz -dc "$KMODS/$KVER/kernel/$m.ko.xz" >"$ird/mods/$(basename $m).ko"
-			basename $m >>"$ird/mods/order"
+	if [ "$KIND" != debug ]; then
+		for f in $(mod_closure $ROOT_MODS); do
+			m=$(basename "$f")
+			m=${m%%.ko*}
+			case "$f" in
+			*.xz) xz -dc "$KMODS/$KVER/$f" >"$ird/mods/$m.ko" ;;
+			*) cp "$KMODS/$KVER/$f" "$ird/mods/$m.ko" ;;
+			esac
+			echo "$m" >>"$ird/mods/order"
 		done
 	fi
 	install -m 755 "$VHCA_TOP/tests/runner/vm/init" "$ird/init"
