@@ -95,10 +95,11 @@ enum vhca_wr_opcode {
 	VHCA_WR_RDMA_READ = 4,
 	VHCA_WR_SEND_WITH_INV = 5,	/* invalidate_rkey: the peer's R_Key */
 	/*
-	 * Local operations, of kernel QPs only (a user QP's WQE with one of
-	 * these completes in error): fast registration of the MR that
-	 * reg.key names (its index) with that key and reg.access, and
-	 * local invalidation of invalidate_rkey.
+	 * Local operations: fast registration of the MR that reg.key names
+	 * (its index) with that key and reg.access, of kernel QPs only (a
+	 * user QP's REG_MR completes in error), and local invalidation of
+	 * invalidate_rkey: an MR's for a kernel QP, a type 2 memory
+	 * window's for a user QP.
 	 */
 	VHCA_WR_LOCAL_INV = 6,
 	VHCA_WR_REG_MR = 7,
