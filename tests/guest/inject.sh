@@ -21,7 +21,7 @@
 # PSNs learnt from live traffic, which timing decides).  Defaults: 8 s
 # each on the stock kernel, 10 s on the debug kernel, where packets'
 # systematic part (about 3000 packets, always sent whole) takes some 20 s
-# (with 15 s, the three scenarios took 138 s there, 2026-12-01).  The verdict, besides the kernel's checkers: the victim's
+# (with 15 s, the three scenarios took 138 s there).  The verdict, besides the kernel's checkers: the victim's
 # protected QPs (sent only what no correct QP acts on) carry verified
 # traffic throughout and after, no byte outside an MR or in a remote
 # read-only MR changed, a fresh QP pair works, and vhca0's coherent

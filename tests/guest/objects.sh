@@ -11,10 +11,10 @@ export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 OBJ=$VHCA_TOP/build/tests/vhca_objects
 CTX=$VHCA_TOP/build/tests/vhca_ctx
 # Cycles of vhca_objects, each creating, modifying and destroying every
-# object type: 500 on the stock kernel (about 25 s under TCG; 2000 until
-# 2026-12-01, whose last 1500 repeated what the first cycles show: an
-# object or buffer lost per cycle shows in the counts below after one,
-# and the QP numbers are allocated cyclically far below their space).
+# object type: 500 on the stock kernel (about 25 s under TCG; more would
+# repeat what the first cycles show: an object or buffer lost per cycle
+# shows in the counts below after one, and the QP numbers are allocated
+# cyclically far below their space).
 # The debug kernel (KASAN, lockdep, kmemleak; VHCA_KERNEL=debug) runs them
 # 3 to 35 times slower and is there for its checkers: they see every
 # create, modify and destroy path in the first cycle, and a buffer or

@@ -588,7 +588,7 @@ reset_guest() {
 # only rxe's provider (vhca's comes from RDMAV_DRIVERS).  Every process
 # that lists the devices loads each listed provider: Debian's 20 cost a
 # verbs program 0.8 s there under TCG (ibv_devices 2.6 s with them, 1.8 s
-# with rxe's alone, 2026-12-01), and a debug boot runs hundreds.  The
+# with rxe's alone), and a debug boot runs hundreds.  The
 # stock kernel's guests keep Debian's full set, beside which vhca's
 # provider must be found and the others must leave vhca's devices alone.
 # The root is an overlay: the host's files stay as they are.

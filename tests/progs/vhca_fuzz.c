@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vhca_fuzz: the process-side fuzzers of vhca (issue 12), seeded and
+ * vhca_fuzz: the process-side fuzzers of vhca, seeded and
  * bounded in time, each beside a victim process whose RC traffic must not
  * notice.
  *
@@ -13,7 +13,8 @@
  * ring: a process maps its own rings through the provider (RC QPs on an RQ
  * and on an SRQ, a UD QP, their CQ, the context's doorbell records) and
  * writes what it likes into them: every send and receive WQE field,
- * producer indices backwards, forwards, wrapped and beyond the ring, CQ
+ * producer indices backwards (behind the consumer, and back over WQEs it
+ * had announced, then kicking), forwards, wrapped and beyond the ring, CQ
  * consumer indices, other records of its doorbell page; it kicks or lets
  * the engine find the doorbell, while partner QPs on DEV1 send into its
  * receive queues.  Error completions, QPs in the error state, CQ overruns
@@ -451,6 +452,20 @@ static void victim_end(struct victim_proc *vp)
 
 enum { FQ_RQ, FQ_SRQ, FQ_UD, NFQ };
 
+/*
+ * The producer indices the ring fuzzer writes into a work ring's doorbell
+ * record, by class: the next few, a full ring, past the ring, behind the
+ * consumer, back over WQEs it had announced (between the consumer and the
+ * head it wrote last: the engine may have sent them), half the index space
+ * away, random, and unmoved.
+ */
+enum { H_NEXT, H_FULL, H_PAST, H_BEHIND, H_BACK, H_WRAP, H_RANDOM, H_STILL,
+       NHEAD };
+static const char *const head_class[NHEAD] = {
+	"next", "full", "past the ring", "behind the consumer",
+	"back over posted", "half the space away", "random", "unmoved",
+};
+
 struct ring_fuzz {
 	struct port a, b;
 	struct ibv_pd *pa, *pb;
@@ -464,6 +479,7 @@ struct ring_fuzz {
 	uint32_t p_recvs[NFQ];		/* receives posted on p[] */
 	uint64_t rounds, wqes, kicks, recreated, events, cqes, cqe_errors;
 	uint64_t partner_sends;
+	uint64_t heads[NHEAD];		/* work ring heads written, by class */
 };
 
 static void ring_destroy(struct ring_fuzz *f)
@@ -683,34 +699,49 @@ static void fuzz_recv_wqe(struct ring_fuzz *f, void *slot, uint32_t stride)
 
 /*
  * An odd producer index, relative to the consumer's tail: full, beyond
- * the ring, backwards, wrapped, noise, or not moving.
+ * the ring, backwards (behind the consumer, or from cur, the head written
+ * last, back over WQEs announced), wrapped, noise, or not moving; its
+ * class in *cls.
  */
-static uint32_t odd_head(uint32_t tail, uint32_t count)
+static uint32_t odd_head(uint32_t tail, uint32_t cur, uint32_t count, int *cls)
 {
-	switch (below(6)) {
-	case 0: return tail + count;
-	case 1: return tail + count + 1 + below(count);
-	case 2: return tail - 1 - below(count);
-	case 3: return tail + 0x80000000u;
-	case 4: return (uint32_t)rnd();
-	default: return tail;
+	switch (below(7)) {
+	case 0: *cls = H_FULL; return tail + count;
+	case 1: *cls = H_PAST; return tail + count + 1 + below(count);
+	case 2: *cls = H_BEHIND; return tail - 1 - below(count);
+	case 3:
+		if (cur != tail) {
+			*cls = H_BACK;
+			return cur - 1 - below(cur - tail);
+		}
+		*cls = H_STILL;
+		return tail;
+	case 4: *cls = H_WRAP; return tail + 0x80000000u;
+	case 5: *cls = H_RANDOM; return (uint32_t)rnd();
+	default: *cls = H_STILL; return tail;
 	}
 }
 
 /* A producer index: a few entries past the tail, or an odd one. */
 static uint32_t fuzz_head(uint32_t tail, uint32_t count)
 {
+	int cls;
+
 	if (!odd())
 		return tail + 1 + below(count < 8 ? count : 8);
-	return odd_head(tail, count);
+	return odd_head(tail, tail, count, &cls);
 }
 
-/* Scribble on a work ring (SQ, RQ or SRQ) and set its producer index. */
-static void fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq,
+/*
+ * Scribble on a work ring (SQ, RQ or SRQ) and set its producer index.
+ * True when the index moved back over WQEs announced.
+ */
+static bool fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq,
 		    bool send, uint32_t max_inline)
 {
 	uint32_t tail = __atomic_load_n(wq->st_tail, __ATOMIC_ACQUIRE);
 	uint32_t cur = *wq->db_head, n = 1 + below(8), i, head;
+	int cls = H_NEXT;
 
 	/* Plausibly, the next n slots after the last head this side wrote. */
 	if (cur - tail > wq->count)
@@ -728,8 +759,10 @@ static void fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq,
 			fuzz_recv_wqe(f, slot, wq->stride);
 	}
 	f->wqes += n;
-	head = !odd() ? cur + n : odd_head(tail, wq->count);
+	head = !odd() ? cur + n : odd_head(tail, cur + n, wq->count, &cls);
+	f->heads[cls]++;
 	__atomic_store_n(wq->db_head, head, __ATOMIC_RELEASE);
+	return cls == H_BACK;
 }
 
 /* A valid SEND from partner i, to consume the fuzzed receive queues. */
@@ -828,8 +861,8 @@ static void ring_step(struct ring_fuzz *f)
 	case 1:
 	case 2:
 	case 3:
-		fuzz_wq(f, qi, &vq->sq, true, vq->max_inline);
-		if (chance(60))
+		/* A head moved back is kicked: the engine must fail the QP. */
+		if (fuzz_wq(f, qi, &vq->sq, true, vq->max_inline) || chance(60))
 			kick(f, f->q[qi]);
 		break;
 	case 4:
@@ -867,9 +900,10 @@ static int ring_main(char **dev, double secs, uint64_t seed)
 		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	struct ibv_ah_attr av;
 	struct victim_proc vp;
+	char heads[256];
 	bool ok;
 	double end;
-	int fl;
+	int fl, i, n;
 
 	rng_state = seed;
 	ok = victim_start(&vp, dev);
@@ -924,6 +958,10 @@ static int ring_main(char **dev, double secs, uint64_t seed)
 	ktap_diag("ring: %" PRIu64 " steps, %" PRIu64 " WQEs written, %" PRIu64 " kicks, %" PRIu64 " partner sends, %" PRIu64 " CQEs (%" PRIu64 " in error), %" PRIu64 " async events, %" PRIu64 " recreations",
 		  f.rounds, f.wqes, f.kicks, f.partner_sends, f.cqes,
 		  f.cqe_errors, f.events, f.recreated);
+	for (i = 0, n = 0; i < NHEAD; i++)
+		n += snprintf(heads + n, sizeof(heads) - n, "%s%s %" PRIu64,
+			      i ? ", " : "", head_class[i], f.heads[i]);
+	ktap_diag("ring: work ring heads written: %s", heads);
 	result(f.rounds > 0, "ring: fuzzed for the time given", "no step");
 	ring_destroy(&f);
 	if (f.aha)

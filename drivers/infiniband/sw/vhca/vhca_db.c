@@ -85,8 +85,8 @@ bool vhca_db_idle(struct vhca_qp *qp)
  * this message ended one or came with none open (requests in flight, or
  * the doorbell asleep): in a ping-pong each message comes after the ACK
  * that would open this side's window, and that window would only arm
- * db_timer, whose interrupt and softirq under TCG land on the CPU of a
- * process polling for the answer.  A stream that only sends gets no
+ * db_timer, whose interrupt and softirq land on the CPU of a process
+ * polling for the answer.  A stream that only sends gets no
  * messages and keeps its windows: its posts need no system call.
  */
 void vhca_db_expire(struct vhca_qp *qp, bool answer)

@@ -786,9 +786,8 @@ void vhca_req_run(struct vhca_qp *qp)
  * Passes while work is left, VHCA_REQ_PASSES at most, then the work item
  * takes the rest.  Process context (the work item, the kick system call):
  * a stream moves on in the thread already running instead of waking
- * another for every pass (under TCG, waking an idle vCPU for each 64 KiB
- * message left it idle two thirds of the time), and a kick's process pays
- * for what it posted.
+ * another for every pass (a wakeup per message costs more than the pass),
+ * and a kick's process pays for what it posted.
  */
 void vhca_req_drain(struct vhca_qp *qp)
 {
