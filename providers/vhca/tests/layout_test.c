@@ -8,7 +8,9 @@
  * usage: layout_test TAG LAYOUT_FILE
  * Each line of LAYOUT_FILE ("sizeof S N" or "offsetof S.M N") is one check,
  * and so is every fact of layout_facts.h the file lacks.  Prints KTAP
- * (ktap.h): one result per check, "TAG: layout: what".
+ * (ktap.h): one result per group of checks (the recorded layout, the ops
+ * table, the write() commands), "TAG: layout: group (N checks)", each
+ * failed check a diagnostic line before it.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,14 +78,30 @@ static const struct cmd_shape cmds[] = {
 static const char *tag;
 /* Which facts and ops the layout file has a line for. */
 static bool fact_recorded[ARRAY_SIZE(facts)], op_recorded[ARRAY_SIZE(ops)];
+/* The checks of the group under way, and those of them that failed. */
+static unsigned int checks, failed;
 
-/* Prints one check; why says what was wrong when !ok. */
+/* One check; a failed one is told, with why, at once. */
 static void report(bool ok, const char *name, const char *why)
+{
+	checks++;
+	if (ok)
+		return;
+	failed++;
+	ktap_diag("%s: layout: %s: %s", tag, name, why);
+}
+
+/* The group's one result. */
+static void group_end(const char *group)
 {
 	char full[320];
 
-	snprintf(full, sizeof(full), "%s: layout: %s", tag, name);
-	ktap_result(ok, full, "%s", why);
+	snprintf(full, sizeof(full), "%s: layout: %s (%u checks)", tag, group,
+		 checks);
+	ktap_result(!failed && checks, full, "%u of %u checks failed", failed,
+		    checks);
+	checks = 0;
+	failed = 0;
 }
 
 static const struct fact *lookup(const char *name)
@@ -201,7 +219,10 @@ int main(int argc, char **argv)
 	}
 	tag = argv[1];
 	check_file(argv[2]);
+	group_end("the recorded layout");
 	check_ops();
+	group_end("verbs_context_ops");
 	check_cmds();
+	group_end("the write() commands");
 	return ktap_failures() ? 1 : 0;
 }
