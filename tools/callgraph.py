@@ -8,11 +8,11 @@ Without files: every drivers/infiniband/sw/vhca/*.c.  A function is
 defined where a line at column 0 names it before a '(' and its body's '{'
 opens a later line at column 0 (the kernel's style); a call is its name
 followed by '('.  File A depends on file B when a function of A calls one
-defined in B (static functions are private to their file and never
-match, but their calls count).  Prints each circle of files that depend on each other (strongly
-connected components of more than one file), with its size, and the
-edges that close it: those that run against the files' order in a
-topological order of the rest (--edges lists every cross-file call).
+defined in B (a static function is never called from another file, but
+its own calls count).  Prints each circle of files that depend on each
+other (a strongly connected component of more than one file) and the
+edges that close it: those against an order of its files by how many of
+the others each calls (--edges lists every cross-file call).
 """
 import os
 import re
