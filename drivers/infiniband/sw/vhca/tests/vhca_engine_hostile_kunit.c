@@ -401,6 +401,130 @@ static void engine_sq_head_backwards_unsent(struct kunit *test)
 }
 
 /*
+ * The bug classes rxe and siw fixed in 2026, one check each where the
+ * engine alone shows them.
+ */
+
+/* A raw packet of len bytes (BTH onwards, ICRC included) to receive. */
+static void deliver_raw(struct kunit *test, struct engine_test *t,
+			const void *buf, u32 len)
+{
+	struct sk_buff *skb = alloc_skb(len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, buf, len);
+	receive(t, skb);
+}
+
+/*
+ * Unknown opcodes (reserved RC ones, CNP, a manufacturer's) never reach a
+ * QP's state: dropped as malformed at the parse, nothing answered, the
+ * responder's PSN unmoved.
+ */
+static void engine_unknown_opcode_no_state(struct kunit *test)
+{
+	static const u8 unknown[] = { 0x19, 0x1e, 0x1f, 0x81, 0xc0, 0xe0 };
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_RX_MALFORMED);
+	u8 buf[IB_BTH_BYTES + 16 + IB_ICRC_BYTES] = {};
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = 16,
+		.ackreq = true,
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, IB_BTH_BYTES, &pkt), IB_BTH_BYTES);
+	post_recv(t, 1, t->remote, BUF_LEN);
+	for (i = 0; i < ARRAY_SIZE(unknown); i++) {
+		buf[0] = unknown[i];
+		deliver_raw(test, t, buf, sizeof(buf));
+	}
+	expect_nothing_sent(test);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)RQ_PSN);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_MALFORMED),
+			malformed + ARRAY_SIZE(unknown));
+	/* The same packet with a known opcode is taken. */
+	buf[0] = IB_OPCODE_RC_SEND_ONLY;
+	deliver_raw(test, t, buf, sizeof(buf));
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, NULL);
+	expect_cqe(test, t->recv_cq, 1, IB_WC_SUCCESS, IB_WC_RECV);
+}
+
+/*
+ * A PadCnt larger than what follows the headers, or a payload that is not
+ * a multiple of 4 with its pad: dropped before any byte is used.
+ */
+static void engine_pad_checked_first(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u64 malformed = counter(t, VHCA_CNT_RX_MALFORMED);
+	u8 buf[IB_BTH_BYTES + 4 + IB_ICRC_BYTES] = {};
+	struct vhca_pkt pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = 1,		/* PadCnt 3 */
+		.ackreq = true,
+	};
+
+	post_recv(t, 1, t->remote, BUF_LEN);
+	/* No payload at all after the BTH: the pad has nothing to cut. */
+	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, IB_BTH_BYTES, &pkt), IB_BTH_BYTES);
+	deliver_raw(test, t, buf, IB_BTH_BYTES + IB_ICRC_BYTES);
+	/* Five bytes after the BTH: not a multiple of 4. */
+	deliver_raw(test, t, buf, IB_BTH_BYTES + 1 + IB_ICRC_BYTES);
+	expect_nothing_sent(test);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_MALFORMED), malformed + 2);
+	/* One byte and its 3 of pad: taken, byte_len 1. */
+	deliver_raw(test, t, buf, sizeof(buf));
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, NULL);
+	expect_cqe(test, t->recv_cq, 1, IB_WC_SUCCESS, IB_WC_RECV);
+}
+
+/*
+ * An ATOMIC WRITE request carrying other than 8 bytes (or a RETH length
+ * other than 8) is an invalid request: nothing stored.
+ */
+static void engine_atomic_write_not_8_bytes(struct kunit *test)
+{
+	/* Payload and RETH length: all but 8 and 8. */
+	static const u32 lens[][2] = { { 4, 8 }, { 16, 8 }, { 8, 16 }, { 0, 8 } };
+	struct engine_test *t = test->priv;
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_ATOMIC_WRITE,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.reth_va = (uintptr_t)t->remote,
+		.reth_rkey = t->mr->rkey,
+		.ackreq = true,
+	};
+	int i;
+
+	if (!VHCA_ATOMIC_WRITE_CAP)
+		kunit_skip(test, "this kernel's verbs have no ATOMIC WRITE");
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		pkt.paylen = lens[i][0];
+		pkt.reth_len = lens[i][1];
+		deliver(test, t, &pkt, 0x77);
+		expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
+		KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+				vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+		KUNIT_EXPECT_EQ(test, t->remote[0], 0);
+		KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+		/* Reset, for the next one to meet a QP that takes requests. */
+		vhca_qp_set_state(t->resp, IB_QPS_RESET);
+		vhca_qp_set_state(t->resp, IB_QPS_INIT);
+		vhca_qp_set_state(t->resp, IB_QPS_RTR);
+		vhca_qp_set_state(t->resp, IB_QPS_RTS);
+	}
+}
+
+/*
  * Only RC QPs linger, and only they count: a UD QP's destroy leaves the
  * count of lingering QPs as it was (it was lowered once per destroy, so
  * that the cap let more than VHCA_GHOSTS_MAX linger).
@@ -459,6 +583,9 @@ static struct kunit_case vhca_engine_hostile_cases[] = {
 	KUNIT_CASE(engine_write_past_max_msg),
 	KUNIT_CASE(engine_sq_head_backwards),
 	KUNIT_CASE(engine_sq_head_backwards_unsent),
+	KUNIT_CASE(engine_unknown_opcode_no_state),
+	KUNIT_CASE(engine_pad_checked_first),
+	KUNIT_CASE(engine_atomic_write_not_8_bytes),
 	KUNIT_CASE(engine_linger_count_rc_only),
 	KUNIT_CASE(engine_error_after_reset),
 	{}
