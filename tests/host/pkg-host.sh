@@ -9,8 +9,9 @@
 #      the host's /var/lib/dkms, /usr/src or /lib/modules), then mktarball
 #      --binaries-only: build/deb/vhca-<v>-<kver>.dkms.tar.gz, the module
 #      the guest installs with dkms ldtarball (it has no headers, and
-#      compiling under TCG is slow); then dkms build for Debian 12's
-#      default kernel, 6.1, and for a kernel outside the supported range
+#      compiling under TCG is slow); then dkms build and mktarball for
+#      Debian 12's default kernel, 6.1 (its guest's package path), and
+#      dkms build for a kernel outside the supported range
 #      (the stock headers under another release), which DKMS must skip
 #      with its BUILD_EXCLUSIVE notice and exit status 77, never fail;
 #   3. systemd-analyze verify of vhca-links@eth0.service as the package
@@ -62,7 +63,11 @@ dk build -m vhca -v "$V" -k "$K61" --kernelsourcedir "$S61/headers" >>"$OUT/dkms
 	cat "$OUT"/dkms/tree/vhca/"$V"/build/make.log 2>/dev/null | tail -30 >&2
 	die "dkms build for $K61 failed (log: $OUT/dkms.log)"
 }
-log "dkms: built for $K61"
+rm -f "$OUT"/dkms/tree/vhca/"$V"/tarball/*
+dk mktarball -m vhca -v "$V" -k "$K61" --binaries-only --kernelsourcedir "$S61/headers" >>"$OUT/dkms.log" 2>&1 ||
+	die "dkms mktarball for $K61 failed (log: $OUT/dkms.log)"
+mv "$OUT"/dkms/tree/vhca/"$V"/tarball/*.tar.gz "$OUT/vhca-$V-$K61.dkms.tar.gz"
+log "dkms: built for $K61, $(basename "$OUT/vhca-$V-$K61.dkms.tar.gz")"
 # A release outside BUILD_EXCLUSIVE_KERNEL: skipped, with the reason.
 OUTSIDE=7.99.0-vhca-outside-amd64
 set +e

@@ -50,7 +50,7 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
-	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=330
+	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=450
 	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
@@ -222,9 +222,10 @@ for k in stock debug pair; do
 done
 # Debian 12's default kernel (6.1) boots for a smoke set of the guest
 # scenarios: link and device, ibv_rc_pingpong and perftest, the rdma set,
-# rping, interop with its own rxe, NVMe over RDMA.
+# rping, interop with its own rxe, NVMe over RDMA, the packages (DKMS's
+# module for 6.1 from the package checks' host half).
 SMOKE_61="link/veth-pair device/devinfo rc/pingpong rc/perftest rdma/one-ns
-	cm/rping interop/rxe-server-verbs ulp/nvme"
+	cm/rping interop/rxe-server-verbs ulp/nvme pkg/deb"
 RUN_61= T_61=
 for s in $SMOKE_61; do
 	if t_selected "stock-6.1/$s"; then
@@ -269,7 +270,8 @@ fi
 # recorded for replay: pkg.sh installs what this builds, in a boot of its
 # own after the stock boot and the pair, which waits for it.
 PKGPID=
-if t_selected host/pkg || t_selected stock/pkg/deb; then
+if t_selected host/pkg || t_selected stock/pkg/deb ||
+	t_selected stock-6.1/pkg/deb; then
 	: >"$LOGS/pkg.rec"
 	(
 		renice -n 19 $BASHPID >/dev/null
@@ -507,6 +509,9 @@ if [ -n "$RUN_61" ]; then
 	while [ ! -e "$LOGS/k61-built" ] && kill -0 $BGPID 2>/dev/null; do
 		sleep 2
 	done
+	case " $RUN_61 " in
+	*" pkg "*) [ -z "$PKGPID" ] || wait $PKGPID 2>/dev/null ;;
+	esac
 	if [ -e "$LOGS/k61-ok" ]; then
 		VHCA_T=$T_61 boot stock-6.1 stock-6.1 $RUN_61
 	else
