@@ -441,6 +441,29 @@ static void expect_no_cqe(struct kunit *test, struct vhca_cq *cq)
 	KUNIT_EXPECT_EQ(test, vhca_poll_cq(&cq->ibcq, 1, &wc), 0);
 }
 
+/* Expect the next packet sent to be a NAK of code for PSN psn. */
+static void expect_nak(struct kunit *test, u32 psn, u8 code)
+{
+	struct vhca_pkt nak;
+
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, psn, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome, vhca_aeth_nak(code));
+}
+
+/*
+ * Expect BUF_LEN bytes of buf to be packets' payloads of MTU bytes each,
+ * the first of value first, the next first + 1, ...
+ */
+static void expect_mtu_fill(struct kunit *test, const u8 *buf, u8 first)
+{
+	int i;
+
+	for (i = 0; i < BUF_LEN; i++)
+		if (buf[i] != (u8)(first + i / MTU))
+			break;
+	KUNIT_EXPECT_EQ(test, i, BUF_LEN);
+}
+
 static u64 counter(struct engine_test *t, enum vhca_counter which)
 {
 	return atomic64_read(&t->vdev->counters[which]);

@@ -157,10 +157,7 @@ static void engine_read_response_holes(struct kunit *test)
 		deliver(test, t, &rsp, 0xb1 + i);
 	}
 	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
-	for (i = 0; i < BUF_LEN; i++)
-		if (t->local[i] != 0xb1 + i / MTU)
-			break;
-	KUNIT_EXPECT_EQ(test, i, BUF_LEN);
+	expect_mtu_fill(test, t->local, 0xb1);
 }
 
 /*
@@ -176,7 +173,6 @@ static void engine_read_response_reasked(struct kunit *test)
 		.paylen = MTU,
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 	};
-	int i;
 
 	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
 		  (uintptr_t)t->remote);
@@ -193,10 +189,7 @@ static void engine_read_response_reasked(struct kunit *test)
 	rsp.psn = SQ_PSN + 2;
 	deliver(test, t, &rsp, 0xc3);
 	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
-	for (i = 0; i < BUF_LEN; i++)
-		if (t->local[i] != 0xc1 + i / MTU)
-			break;
-	KUNIT_EXPECT_EQ(test, i, BUF_LEN);
+	expect_mtu_fill(test, t->local, 0xc1);
 }
 
 /*
@@ -207,7 +200,7 @@ static void engine_read_response_reasked(struct kunit *test)
 static void engine_write_short_of_reth(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
-	struct vhca_pkt nak, pkt = {
+	struct vhca_pkt pkt = {
 		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 		.dqpn = RESP_QPN,
 		.psn = RQ_PSN,
@@ -221,9 +214,7 @@ static void engine_write_short_of_reth(struct kunit *test)
 
 	post_recv(t, 9, NULL, 0);
 	deliver(test, t, &pkt, 0x5a);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
-	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
-			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_nak(test, RQ_PSN, VHCA_NAK_INVALID_REQ);
 	expect_cqe(test, t->recv_cq, 9, IB_WC_REM_INV_REQ_ERR, 0);
 	expect_no_cqe(test, t->recv_cq);
 	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
@@ -233,7 +224,7 @@ static void engine_write_short_of_reth(struct kunit *test)
 static void engine_write_last_short(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
-	struct vhca_pkt nak, pkt = {
+	struct vhca_pkt pkt = {
 		.opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST,
 		.dqpn = RESP_QPN,
 		.psn = RQ_PSN,
@@ -248,9 +239,7 @@ static void engine_write_last_short(struct kunit *test)
 	pkt.psn = RQ_PSN + 1;
 	pkt.ackreq = true;
 	deliver(test, t, &pkt, 0x22);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN + 1, &nak);
-	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
-			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_nak(test, RQ_PSN + 1, VHCA_NAK_INVALID_REQ);
 	expect_no_cqe(test, t->recv_cq);
 	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
 }
@@ -306,7 +295,7 @@ static void engine_request_len_past_mtu(struct kunit *test)
 static void engine_request_past_max_msg(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
-	struct vhca_pkt nak, pkt = {
+	struct vhca_pkt pkt = {
 		.opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
 		.dqpn = RESP_QPN,
 		.psn = RQ_PSN,
@@ -317,9 +306,7 @@ static void engine_request_past_max_msg(struct kunit *test)
 	};
 
 	deliver(test, t, &pkt, 0);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
-	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
-			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_nak(test, RQ_PSN, VHCA_NAK_INVALID_REQ);
 	expect_nothing_sent(test);
 	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
 }
@@ -327,7 +314,7 @@ static void engine_request_past_max_msg(struct kunit *test)
 static void engine_write_past_max_msg(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
-	struct vhca_pkt nak, pkt = {
+	struct vhca_pkt pkt = {
 		.opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST,
 		.dqpn = RESP_QPN,
 		.psn = RQ_PSN,
@@ -339,9 +326,7 @@ static void engine_write_past_max_msg(struct kunit *test)
 	};
 
 	deliver(test, t, &pkt, 0x33);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
-	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
-			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_nak(test, RQ_PSN, VHCA_NAK_INVALID_REQ);
 	KUNIT_EXPECT_EQ(test, t->remote[0], 0);
 	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
 }
@@ -495,7 +480,7 @@ static void engine_atomic_write_not_8_bytes(struct kunit *test)
 	/* Payload and RETH length: all but 8 and 8. */
 	static const u32 lens[][2] = { { 4, 8 }, { 16, 8 }, { 8, 16 }, { 0, 8 } };
 	struct engine_test *t = test->priv;
-	struct vhca_pkt nak, pkt = {
+	struct vhca_pkt pkt = {
 		.opcode = IB_OPCODE_RC_ATOMIC_WRITE,
 		.dqpn = RESP_QPN,
 		.psn = RQ_PSN,
@@ -511,9 +496,7 @@ static void engine_atomic_write_not_8_bytes(struct kunit *test)
 		pkt.paylen = lens[i][0];
 		pkt.reth_len = lens[i][1];
 		deliver(test, t, &pkt, 0x77);
-		expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
-		KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
-				vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+		expect_nak(test, RQ_PSN, VHCA_NAK_INVALID_REQ);
 		KUNIT_EXPECT_EQ(test, t->remote[0], 0);
 		KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
 		/* Reset, for the next one to meet a QP that takes requests. */
