@@ -87,6 +87,15 @@ static void engine_tx_build_len_bounded(struct kunit *test)
 			-EINVAL);
 }
 
+/* A READ of BUF_LEN bytes (wr_id 1) posted and its request sent. */
+static void start_read(struct kunit *test, struct engine_test *t)
+{
+	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+}
+
 /*
  * READ responses that leave holes: FIRST and MIDDLE without payload, then
  * a full LAST, must not complete a 3-packet READ; nor may responses of
@@ -114,10 +123,7 @@ static void engine_read_response_holes(struct kunit *test)
 	int i;
 
 	memset(t->local, 0, BUF_LEN);
-	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
-		  (uintptr_t)t->remote);
-	vhca_req_run(t->req);
-	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+	start_read(test, t);
 
 	/* The forged burst of the report: holes, then a full LAST. */
 	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
@@ -174,10 +180,7 @@ static void engine_read_response_reasked(struct kunit *test)
 		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 	};
 
-	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
-		  (uintptr_t)t->remote);
-	vhca_req_run(t->req);
-	expect_sent(test, IB_OPCODE_RC_RDMA_READ_REQUEST, SQ_PSN, NULL);
+	start_read(test, t);
 	rsp.opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
 	rsp.psn = SQ_PSN;
 	deliver(test, t, &rsp, 0xc1);
