@@ -73,6 +73,14 @@ $(BUILD)/tests/%: tests/progs/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(PROG_CC)
 
+# vhca_fuzz: its main (tests/progs/vhca_fuzz.c) and its parts, one file a
+# concern (tests/progs/vhca_fuzz/).
+FUZZ_SRCS := tests/progs/vhca_fuzz.c $(wildcard tests/progs/vhca_fuzz/*.c)
+$(BUILD)/tests/vhca_fuzz: $(FUZZ_SRCS) $(wildcard tests/progs/vhca_fuzz/*.h) $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca -Itests/lib \
+		-o $@ $(FUZZ_SRCS) -libverbs
+
 $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(PROG_CC)

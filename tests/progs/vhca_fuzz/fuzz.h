@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the parts of vhca_fuzz (tests/progs/vhca_fuzz.c, the program's
+ * comment and main(); this directory, one file a concern) share.
+ */
+#ifndef VHCA_FUZZ_H
+#define VHCA_FUZZ_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "vhca.h"
+#include "vhca_test.h"
+
+/*
+ * fuzz_rng.h keeps its state in a static, one per file: here every file's
+ * rng_state is the program's one stream, fuzz_rng_stream (setup.c), so
+ * that a seed replays the same choices whichever file makes them.
+ */
+extern uint64_t fuzz_rng_stream;
+#define rng_state (*fuzz_rng)
+#include "fuzz_rng.h"
+static uint64_t *fuzz_rng = &fuzz_rng_stream;
+
+#define PORT		1
+#define QKEY		0x11111111
+#define BUF_SIZE	(1 << 16)
+#define VICTIM_LEN	8192
+#define VICTIM_STALL_S	60
+#define RECV_TAG	(1ULL << 63)
+#define FUZZ_SGES	4	/* the fuzzed QPs' max_send_sge, max_recv_sge */
+
+double now_s(void);
+
+/* ---- devices and connections (setup.c) ---- */
+
+struct port {
+	struct ibv_context *ctx;
+	struct ibv_port_attr attr;
+	union ibv_gid gid;
+	int gid_index;
+};
+
+int port_open(struct port *p, const char *name, int gid_index);
+struct ibv_ah_attr av_to(const struct port *from, const struct port *to);
+int qp_connect(struct ibv_qp *qp, const struct port *from,
+	       const struct port *to, uint32_t dqpn);
+struct ibv_qp *qp_new(struct ibv_pd *pd, struct ibv_cq *cq,
+		      struct ibv_srq *srq, enum ibv_qp_type type,
+		      uint32_t wr, uint32_t sge);
+
+/* ---- the victim (victim.c) ---- */
+
+struct victim_proc {
+	pid_t pid;
+	int stop, in;
+};
+
+bool victim_start(struct victim_proc *vp, char **argv);
+void victim_end(struct victim_proc *vp);
+
+/* ---- the ring fuzzer (ring.c, ring_wqe.c, ring_head.c) ---- */
+
+/*
+ * The ring fuzzer's hostility: the per mille of choices that take an odd
+ * value rather than a plausible one, drawn anew every HOSTILITY_STEPS
+ * steps from 1 to 600: a WQE has about ten fields, so only the low
+ * values leave valid traffic between the odd fields, which reaches deeper
+ * than noise (that only ever fails the first WQE and the QP with it).
+ * The verb-sequence fuzzer leaves it at 1000: every fuzz_len() odd.
+ */
+extern uint32_t hostility;
+bool odd(void);
+
+enum { FQ_RQ, FQ_SRQ, FQ_UD, NFQ };
+
+/*
+ * The producer indices the ring fuzzer writes into a work ring's doorbell
+ * record, by class: the next few, a full ring, past the ring, behind the
+ * consumer, back over WQEs it had announced (between the consumer and the
+ * head it wrote last: the engine may have sent them), half the index space
+ * away, random, and unmoved.
+ */
+enum { H_NEXT, H_FULL, H_PAST, H_BEHIND, H_BACK, H_WRAP, H_RANDOM, H_STILL,
+       NHEAD };
+
+struct ring_fuzz {
+	struct port a, b;
+	struct ibv_pd *pa, *pb;
+	struct ibv_mr *ma, *mb;
+	uint8_t *bufa, *bufb;
+	struct ibv_cq *ca, *cb;
+	struct ibv_srq *srq;
+	struct ibv_ah *aha, *ahb;
+	struct ibv_qp *q[NFQ];		/* fuzzed, on a */
+	struct ibv_qp *p[NFQ];		/* partners, on b */
+	uint32_t p_recvs[NFQ];		/* receives posted on p[] */
+	uint64_t rounds, wqes, kicks, recreated, events, cqes, cqe_errors;
+	uint64_t partner_sends;
+	uint64_t heads[NHEAD];		/* work ring heads written, by class */
+};
+
+uint32_t fuzz_len(uint32_t small);
+void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot, uint32_t stride,
+		   uint32_t max_inline);
+void fuzz_recv_wqe(struct ring_fuzz *f, void *slot, uint32_t stride);
+uint32_t fuzz_head(uint32_t tail, uint32_t count);
+bool fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq, bool send,
+	     uint32_t max_inline);
+int ring_main(char **dev, double secs, uint64_t seed);
+
+/* ---- the verb-sequence fuzzer (verbs.c) ---- */
+
+int verbs_main(char **dev, double secs, uint64_t seed);
+
+#endif /* VHCA_FUZZ_H */
