@@ -6,11 +6,12 @@
 # layout test against LAYOUT_FILE (the layout recorded for the release
 # built), and prints one KTAP stream (Documentation/dev-tools/ktap.rst in
 # the kernel), also kept in BUILD_DIR/check.log: each test binary is a
-# subtest (its own results, indented), then its result, "ok K TAG/NAME" or
-# "not ok K TAG/NAME # exit N".  A binary that exits non-zero (a failed
-# check, a crash, a sanitizer report) fails even if it printed nothing; its
-# stderr is shown then.  A summary diagnostic ends the stream; the exit
-# status is non-zero if anything failed.
+# subtest (its own results, indented: the layout test's checks, the
+# dispatch test's tests, each a subtest of its checks), then its result,
+# "ok K TAG/NAME" or "not ok K TAG/NAME # exit N".  A binary that exits
+# non-zero (a failed check, a crash, a sanitizer report) fails even if it
+# printed nothing; its stderr is shown then.  A summary diagnostic ends the
+# stream; the exit status is non-zero if anything failed.
 build=$1 layout=$2
 log=$build/check.log
 TAGS=(plain san)
@@ -50,7 +51,7 @@ run() {
 	elif [ "$results" -eq 0 ]; then
 		why="no results"
 	elif [ "$skips" -eq "$results" ]; then
-		echo "ok $k $tag/$name # SKIP"	# every check skipped
+		echo "ok $k $tag/$name # SKIP"	# every result skipped
 		return
 	else
 		echo "ok $k $tag/$name"
@@ -87,10 +88,14 @@ run() {
 	done
 } | tee "$log"
 
-# The counts: checks (the subtests' results), then test binaries.
-skip=$(grep -Ec '^  ok [0-9]+ [^#]*# SKIP' "$log")
-pass=$(($(grep -Ec '^  ok [0-9]+ ' "$log") - skip))
-fail=$(grep -Ec '^  not ok [0-9]+ ' "$log")
+# The counts: the results as make check counts them (the checks, and a
+# test or a binary that failed with none of its checks failed), then the
+# test binaries.
+counts=$(awk -f "$(dirname "$0")/../../../tests/runner/ktap.awk" "$log" |
+	cut -f1)
+pass=$(grep -c '^pass$' <<<"$counts")
+fail=$(grep -c '^fail$' <<<"$counts")
+skip=$(grep -c '^skip$' <<<"$counts")
 bad=$(grep -Ec '^not ok [0-9]+ ' "$log")
 echo "# provider: $pass passed, $fail failed, $skip skipped;" \
 	"$bad of $((${#TAGS[@]} * ${#NAMES[@]})) test binaries failed" |

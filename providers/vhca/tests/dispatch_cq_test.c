@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The dispatch test's CQs: creation, polling, resizing, the discards of a
+ * QP's reset, and the extended CQ.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "dispatch.h"
+
+TEST_F(pd, create_cq)
+{
+	struct objs *o = &self->o;
+
+	o->cq = ibv_create_cq(o->ctx, 100, NULL, NULL, 0);
+	o->fcq = o->cq ? find_cq(o->cq->handle) : NULL;
+	check(o->cq && o->fcq && fk.create_cq.cqe == 100 &&
+	      fk.create_cq.comp_channel == -1 && o->cq->cqe == 127,
+	      "ibv_create_cq reaches CREATE_CQ (cqe 100 in, 127 back)",
+	      "cq %p, errno %d", (void *)o->cq, errno);
+	if (!o->fcq)
+		return;
+	check(mapped_as(o->fcq->ring, PROT_READ),
+	      "create_cq: CQE ring mapped shared, read-only, ring_size bytes",
+	      "not so");
+	check(!ibv_req_notify_cq(o->cq, 1) &&
+	      fk.cmds[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] == 1 &&
+	      fk.notify.cq_handle == o->cq->handle &&
+	      fk.notify.solicited_only == 1,
+	      "ibv_req_notify_cq reaches REQ_NOTIFY_CQ (a system call)",
+	      "%u commands, solicited %u",
+	      fk.cmds[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ],
+	      fk.notify.solicited_only);
+}
+
+TEST_F(rc, poll_cq)
+{
+	struct objs *o = &self->o;
+	struct vhca_cqe c1 = {
+		.wr_id = 0x1122334455667788ULL, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV,
+		.flags = VHCA_CQE_WITH_IMM | VHCA_CQE_GRH,
+		.sl = 5, .qp_num = o->fqp->qpn, .byte_len = 4000,
+		.imm_data = htobe32(0xdeadbeef), .src_qp = 0x333,
+		.pkey_index = 7,
+	};
+	struct vhca_cqe c2 = {
+		.wr_id = 2, .status = IBV_WC_LOC_PROT_ERR,
+		.opcode = IBV_WC_RDMA_WRITE, .qp_num = o->fqp->qpn,
+		.vendor_err = 0x42,
+	};
+	struct vhca_db_rec *db = &fk.dbk[o->fcq->db_index];
+	unsigned int calls;
+	struct ibv_wc wc[4];
+	int n, m, z;
+
+	push_cqe(o->fcq, &c1);
+	push_cqe(o->fcq, &c2);
+	memset(wc, 0xff, sizeof(wc));
+	calls = syscalls();
+	n = ibv_poll_cq(o->cq, 1, wc);
+	check(n == 1 && wc[0].wr_id == c1.wr_id &&
+	      wc[0].status == IBV_WC_SUCCESS && wc[0].opcode == IBV_WC_RECV &&
+	      wc[0].byte_len == 4000 && wc[0].imm_data == htobe32(0xdeadbeef) &&
+	      wc[0].wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	      wc[0].qp_num == o->fqp->qpn && wc[0].src_qp == 0x333 &&
+	      wc[0].pkey_index == 7 && wc[0].sl == 5 && wc[0].slid == 0 &&
+	      wc[0].dlid_path_bits == 0 && wc[0].vendor_err == 0 &&
+	      db->head[0] == 1,
+	      "poll_cq: CQE converted to ibv_wc, consumer index published",
+	      "n %d, status %d, flags %#x, head %u", n, wc[0].status,
+	      wc[0].wc_flags, db->head[0]);
+	m = ibv_poll_cq(o->cq, 4, wc + 1);
+	z = ibv_poll_cq(o->cq, 4, wc + 2);
+	check(m == 1 && z == 0 && wc[1].wr_id == 2 &&
+	      wc[1].status == IBV_WC_LOC_PROT_ERR &&
+	      wc[1].opcode == IBV_WC_RDMA_WRITE && wc[1].vendor_err == 0x42 &&
+	      wc[1].wc_flags == 0 && db->head[0] == 2,
+	      "poll_cq: an error CQE, then an empty CQ", "m %d, z %d", m, z);
+	check(syscalls() == calls, "poll_cq: no system call",
+	      "%u system calls", syscalls() - calls);
+}
+
+TEST_F(rc, resize_cq)
+{
+	struct objs *o = &self->o;
+	struct vhca_cqe c = { .wr_id = 0xcafe, .opcode = IBV_WC_SEND };
+	struct region *old = o->fcq->ring;
+	off_t old_offset = old->offset;
+	struct ibv_wc wc;
+	int ret, n;
+
+	push_cqe(o->fcq, &c);
+	ret = ibv_resize_cq(o->cq, 300);
+	check(!ret && fk.resize_cq.cq_handle == o->cq->handle &&
+	      fk.resize_cq.cqe == 300 && o->cq->cqe == 511 &&
+	      o->fcq->ring->offset != old_offset &&
+	      mapped_as(o->fcq->ring, PROT_READ),
+	      "ibv_resize_cq reaches RESIZE_CQ, new ring mapped read-only",
+	      "ret %d, cqe %d", ret, o->cq->cqe);
+	check(unmapped(old), "resize_cq: old ring unmapped", "still mapped");
+	n = ibv_poll_cq(o->cq, 1, &wc);
+	check(n == 1 && wc.wr_id == 0xcafe,
+	      "resize_cq: the unconsumed CQE polled from the new ring",
+	      "n %d", n);
+}
+
+/*
+ * A reset removes the QP's completions from its CQ (the flushes of its
+ * previous life), not another QP's, nor those the QP makes afterwards.
+ */
+TEST_F(rts, reset_discards)
+{
+	struct objs *o = &self->o;
+	struct vhca_cqe mine = {
+		.wr_id = 0xd1, .status = IBV_WC_WR_FLUSH_ERR,
+		.opcode = IBV_WC_RECV, .qp_num = o->fqp->qpn,
+	};
+	struct vhca_cqe other = { .wr_id = 0xd2, .qp_num = o->fqp->qpn + 9 };
+	unsigned int calls;
+	struct ibv_wc wc[4];
+	int n;
+
+	while (ibv_poll_cq(o->cq, 4, wc) > 0)
+		;
+	push_cqe(o->fcq, &mine);
+	push_cqe(o->fcq, &other);
+	mine.wr_id = 0xd3;
+	push_cqe(o->fcq, &mine);
+	check(modify_state(o->qp, IBV_QPS_RESET), "modify_qp to RESET",
+	      "errno %d", errno);
+	mine.wr_id = 0xd4;
+	mine.status = IBV_WC_SUCCESS;
+	push_cqe(o->fcq, &mine);
+	calls = syscalls();
+	n = ibv_poll_cq(o->cq, 4, wc);
+	check(n == 2 && wc[0].wr_id == 0xd2 && wc[1].wr_id == 0xd4 &&
+	      syscalls() == calls,
+	      "reset: the QP's earlier CQEs are not polled, the rest are",
+	      "n %d, wr_id %#llx", n, (unsigned long long)wc[0].wr_id);
+	mine.wr_id = 0xd5;
+	push_cqe(o->fcq, &mine);
+	n = ibv_poll_cq(o->cq, 4, wc);
+	check(n == 1 && wc[0].wr_id == 0xd5,
+	      "reset: the discard ends where the CQ stood", "n %d", n);
+}
+
+/* A destroy the kernel refuses. */
+TEST_F(cq, destroy_cq_refused)
+{
+	struct objs *o = &self->o;
+	int ret;
+
+	fk.fail_cmd = IB_USER_VERBS_CMD_DESTROY_CQ;
+	fk.fail_err = EBUSY;
+	ret = ibv_destroy_cq(o->cq);
+	check(ret == EBUSY && mapped_as(o->fcq->ring, PROT_READ),
+	      "destroy_cq refused by the kernel: EBUSY, ring kept",
+	      "ret %d", ret);
+}
+
+/* ibv_create_cq_ex requests the provider refuses before the kernel. */
+TEST_F(ctx, cqex_refused)
+{
+	struct objs *o = &self->o;
+	static const struct {
+		struct ibv_cq_init_attr_ex attr;
+		int err;
+		const char *what;
+	} bad[] = {
+		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP },
+		  EOPNOTSUPP, "completion timestamp" },
+		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_CVLAN }, EOPNOTSUPP,
+		  "CVLAN" },
+		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_FLOW_TAG },
+		  EOPNOTSUPP, "flow tag" },
+		{ { .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		    .flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN }, EOPNOTSUPP,
+		  "IGNORE_OVERRUN" },
+		{ { .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		    .flags = 1 << 7 }, EINVAL, "an unknown flag" },
+		{ { .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD },
+		  EOPNOTSUPP, "a parent domain" },
+		{ { .cqe = 8, .comp_mask = 1 << 5 }, EINVAL,
+		  "an unknown comp_mask bit" },
+	};
+	unsigned int i, calls = syscalls();
+	struct ibv_cq_init_attr_ex attr;
+	struct ibv_cq_ex *cqx;
+	char name[96];
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		attr = bad[i].attr;
+		errno = 0;
+		cqx = ibv_create_cq_ex(o->ctx, &attr);
+		snprintf(name, sizeof(name), "create_cq_ex: %s refused (%s)",
+			 bad[i].what, bad[i].err == EINVAL ? "EINVAL" :
+			 "EOPNOTSUPP");
+		check(!cqx && errno == bad[i].err, name, "cq %p, errno %d",
+		      (void *)cqx, errno);
+		if (cqx)
+			ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	}
+	check(syscalls() == calls, "create_cq_ex: refused without a command",
+	      "%u system calls", syscalls() - calls);
+}
+
+/* Polls @cqx empty through the ibv_cq_ex API. */
+static void drain_cqex(struct ibv_cq_ex *cqx)
+{
+	struct ibv_poll_cq_attr pa = {};
+
+	if (ibv_start_poll(cqx, &pa))
+		return;
+	while (!ibv_next_poll(cqx))
+		;
+	ibv_end_poll(cqx);
+}
+
+TEST_F(ctx, cqex)
+{
+	struct objs *o = &self->o;
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 50, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+	struct vhca_cqe c1 = {
+		.wr_id = 0x0102030405060708ULL, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV_RDMA_WITH_IMM, .flags = VHCA_CQE_WITH_IMM,
+		.sl = 3, .qp_num = 0x77, .byte_len = 1234,
+		.imm_data = htobe32(0xa5a5f00d), .src_qp = 0x99,
+	};
+	struct vhca_cqe c2 = {
+		.wr_id = 9, .status = IBV_WC_REM_ACCESS_ERR,
+		.opcode = IBV_WC_RDMA_WRITE, .qp_num = 0x78, .vendor_err = 0x21,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct fake_cq *fcq = NULL;
+	struct ibv_cq_ex *cqx;
+	struct vhca_db_rec *db;
+	int r1, r2, r3, n;
+	unsigned int calls;
+	struct ibv_wc wc;
+
+	cqx = ibv_create_cq_ex(o->ctx, &attr);
+	if (cqx)
+		fcq = find_cq(cqx->handle);
+	check(cqx && fcq && fk.create_cq.cqe == 50 && cqx->cqe == 63 &&
+	      mapped_as(fcq->ring, PROT_READ),
+	      "ibv_create_cq_ex reaches CREATE_CQ, ring mapped read-only",
+	      "cq %p, errno %d", (void *)cqx, errno);
+	if (!fcq)
+		return;
+	check(cqx->read_byte_len && cqx->read_imm_data && cqx->read_qp_num &&
+	      cqx->read_src_qp && cqx->read_slid && cqx->read_sl &&
+	      cqx->read_dlid_path_bits && !cqx->read_completion_ts &&
+	      !cqx->read_cvlan && !cqx->read_flow_tag,
+	      "create_cq_ex: accessors of the asked fields only", "not so");
+
+	db = &fk.dbk[fcq->db_index];
+	calls = syscalls();
+	r1 = ibv_start_poll(cqx, &pa);
+	check(r1 == ENOENT && db->head[0] == 0,
+	      "start_poll on an empty CQ: ENOENT", "ret %d", r1);
+	push_cqe(fcq, &c1);
+	push_cqe(fcq, &c2);
+	r1 = ibv_start_poll(cqx, &pa);
+	check(!r1 && cqx->wr_id == c1.wr_id &&
+	      cqx->status == IBV_WC_SUCCESS &&
+	      ibv_wc_read_opcode(cqx) == IBV_WC_RECV_RDMA_WITH_IMM &&
+	      ibv_wc_read_byte_len(cqx) == 1234 &&
+	      ibv_wc_read_imm_data(cqx) == htobe32(0xa5a5f00d) &&
+	      ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_IMM &&
+	      ibv_wc_read_qp_num(cqx) == 0x77 &&
+	      ibv_wc_read_src_qp(cqx) == 0x99 && ibv_wc_read_sl(cqx) == 3 &&
+	      ibv_wc_read_slid(cqx) == 0 &&
+	      ibv_wc_read_dlid_path_bits(cqx) == 0 &&
+	      ibv_wc_read_vendor_err(cqx) == 0,
+	      "start_poll: the first CQE through the accessors",
+	      "ret %d, wr_id %#llx", r1, (unsigned long long)cqx->wr_id);
+	if (r1)
+		goto out;
+	r2 = ibv_next_poll(cqx);
+	check(!r2 && cqx->wr_id == 9 && cqx->status == IBV_WC_REM_ACCESS_ERR &&
+	      ibv_wc_read_opcode(cqx) == IBV_WC_RDMA_WRITE &&
+	      ibv_wc_read_vendor_err(cqx) == 0x21 &&
+	      ibv_wc_read_wc_flags(cqx) == 0 && ibv_wc_read_qp_num(cqx) == 0x78,
+	      "next_poll: the error CQE", "ret %d", r2);
+	r3 = ibv_next_poll(cqx);
+	check(r3 == ENOENT && db->head[0] == 0,
+	      "next_poll past the last CQE: ENOENT, index not yet published",
+	      "ret %d, head %u", r3, db->head[0]);
+	ibv_end_poll(cqx);
+	check(db->head[0] == 2 && syscalls() == calls,
+	      "end_poll publishes the consumer index; no system call",
+	      "head %u, %u system calls", db->head[0], syscalls() - calls);
+
+	push_cqe(fcq, &c2);
+	n = ibv_poll_cq(ibv_cq_ex_to_cq(cqx), 1, &wc);
+	check(n == 1 && wc.wr_id == 9 && wc.vendor_err == 0x21 &&
+	      db->head[0] == 3,
+	      "ibv_poll_cq on ibv_cq_ex_to_cq() reads the same ring",
+	      "n %d", n);
+	check(!ibv_req_notify_cq(ibv_cq_ex_to_cq(cqx), 0) &&
+	      fk.notify.cq_handle == cqx->handle,
+	      "req_notify_cq on an extended CQ", "failed");
+out:
+	drain_cqex(cqx);
+	check(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) && unmapped(fcq->ring),
+	      "destroy the extended CQ, ring unmapped", "failed");
+}
