@@ -368,7 +368,7 @@ static void vhca_comp_rnr_nak(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	atomic64_inc(&vdev->counters[VHCA_CNT_RNR_NAKS]);
 	vhca_req_rewind(qp, pkt->psn);
 	qp->req.rnr_wait = true;
-	del_timer(&qp->req.rexmit_timer);
+	timer_delete(&qp->req.rexmit_timer);
 	delay = vhca_rnr_delay_us(pkt->aeth_syndrome & VHCA_AETH_VALUE_MASK);
 	hrtimer_start(&qp->req.rnr_timer, ns_to_ktime(delay * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
@@ -439,7 +439,7 @@ static void vhca_comp_progress(struct vhca_qp *qp,
 	 * round of them, which would only delay the progress it is making.
 	 */
 	if (!vhca_req_busy(qp))
-		del_timer(&qp->req.rexmit_timer);
+		timer_delete(&qp->req.rexmit_timer);
 	else
 		mod_timer(&qp->req.rexmit_timer,
 			  jiffies + vhca_req_timeout(qp));

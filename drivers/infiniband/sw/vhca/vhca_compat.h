@@ -10,11 +10,40 @@
 #ifndef VHCA_COMPAT_H
 #define VHCA_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/timer.h>
 #include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/udp_tunnel.h>
+#ifdef VHCA_HAVE_IPV6_STUB
+#include <net/ipv6_stubs.h>
+#endif
 #include <rdma/ib_pack.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+
+#ifndef VHCA_HAVE_TIMER_DELETE
+static inline int timer_delete(struct timer_list *timer)
+{
+	return del_timer(timer);
+}
+#endif
+
+#ifndef VHCA_HAVE_TIMER_CONTAINER_OF
+#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+#ifndef VHCA_HAVE_HRTIMER_SETUP
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
 
 #ifdef VHCA_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
@@ -54,6 +83,36 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 #ifndef VHCA_HAVE_INET6_CLEAR_BIT
 #define inet6_clear_bit(nr, sk)	(inet6_sk(sk)->vhca_inet6_##nr = 0)
 #define vhca_inet6_MC6_LOOP	mc_loop
+#endif
+
+/*
+ * ip6_dst_lookup_flow() through ipv6_stub where IPv6 may be a module, so
+ * that vhca never needs ipv6.ko loaded.
+ */
+#ifdef VHCA_HAVE_IPV6_STUB
+#define ip6_dst_lookup_flow(net, sk, fl6, final) \
+	ipv6_stub->ipv6_dst_lookup_flow(net, sk, fl6, final)
+#endif
+
+/* Named in reg_user_mr's prototype, which does not take it before 6.17. */
+#ifndef VHCA_HAVE_REG_USER_MR_DMAH
+struct ib_dmah;
+#endif
+
+#ifndef VHCA_HAVE_IB_UMEM_GET_VA
+static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+	return ib_umem_get(device, addr, size, access);
+}
+#endif
+
+/* The UDP tunnel socket helpers, before they took the struct sock. */
+#ifndef VHCA_HAVE_UDP_TUNNEL_SOCK_SK
+#define setup_udp_tunnel_sock(net, sk, cfg) \
+	setup_udp_tunnel_sock(net, (sk)->sk_socket, cfg)
+#define udp_tunnel_sock_release(sk)	udp_tunnel_sock_release((sk)->sk_socket)
 #endif
 
 /*

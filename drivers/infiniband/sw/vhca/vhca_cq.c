@@ -170,7 +170,8 @@ int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * that consumer index as read once under the lock; an index that does not
  * fit the old ring fails the call with -EINVAL and changes nothing.
  */
-int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int vhca_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		   struct ib_udata *udata)
 {
 	struct vhca_dev *vdev = to_vdev(ibcq->device);
 	struct vhca_cq *cq = to_vcq(ibcq);
@@ -181,8 +182,8 @@ int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	u32 count, used, i;
 	int err;
 
-	if (cqe < 1 || cqe > VHCA_MAX_CQE) {
-		ibdev_dbg(ibcq->device, "resize_cq: cqe %d not in 1..%u\n", cqe,
+	if (!cqe || cqe > VHCA_MAX_CQE) {
+		ibdev_dbg(ibcq->device, "resize_cq: cqe %u not in 1..%u\n", cqe,
 			  VHCA_MAX_CQE);
 		return -EINVAL;
 	}
@@ -243,6 +244,13 @@ err_ring:
 	vhca_ring_free(vdev, &ring);
 	return err;
 }
+
+#ifndef VHCA_HAVE_RESIZE_USER_CQ
+int vhca_resize_cq_op(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	return cqe < 0 ? -EINVAL : vhca_resize_cq(ibcq, cqe, udata);
+}
+#endif
 
 int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {

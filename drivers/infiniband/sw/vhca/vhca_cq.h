@@ -70,7 +70,12 @@ int vhca_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 #endif
 int vhca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int vhca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vhca_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		   struct ib_udata *udata);
+#ifndef VHCA_HAVE_RESIZE_USER_CQ
+/* resize_cq, as the op was named before it took an unsigned count. */
+int vhca_resize_cq_op(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#endif
 int vhca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 

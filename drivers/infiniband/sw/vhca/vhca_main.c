@@ -101,10 +101,14 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.query_port = vhca_query_port,
 	.query_qp = vhca_query_qp,
 	.query_srq = vhca_query_srq,
-	.reg_user_mr = vhca_reg_user_mr,
+	.reg_user_mr = vhca_reg_user_mr_op,
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_user_mr = vhca_rereg_user_mr,
-	.resize_cq = vhca_resize_cq,
+#ifdef VHCA_HAVE_RESIZE_USER_CQ
+	.resize_user_cq = vhca_resize_cq,
+#else
+	.resize_cq = vhca_resize_cq_op,
+#endif
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vhca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vhca_cq, ibcq),
@@ -283,7 +287,6 @@ err_dealloc:
 static int vhca_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct vhca_dev *vdev, *bound;
-	struct ib_device *other;
 	int err;
 
 	if (ndev->type != ARPHRD_ETHER) {
@@ -291,14 +294,6 @@ static int vhca_newlink(const char *ibdev_name, struct net_device *ndev)
 			ibdev_name, netdev_name(ndev));
 		return -EOPNOTSUPP;
 	}
-	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		pr_warn("vhca: rdma link add %s: an RDMA device of that name exists already\n",
-			ibdev_name);
-		return -EEXIST;
-	}
-
 	vdev = vhca_alloc_dev(ndev);
 	if (IS_ERR(vdev)) {
 		pr_warn("vhca: rdma link add %s: cannot allocate the device: %pe\n",

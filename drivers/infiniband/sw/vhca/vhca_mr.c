@@ -305,7 +305,7 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		ibdev_dbg(&vdev->ibdev, "%s: cannot pin %#llx+%llu: %d\n", verb,
@@ -324,17 +324,30 @@ err_free:
 }
 
 struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 iova, int access, struct ib_udata *udata)
+			       u64 iova, int access, struct ib_dmah *dmah,
+			       struct ib_udata *udata)
 {
 	struct vhca_dev *vdev = to_vdev(ibpd->device);
 	struct vhca_mr *mr;
 
+	if (dmah) {
+		ibdev_dbg(&vdev->ibdev, "reg_mr: DMA handles are not supported\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	mr = vhca_mr_pin(vdev, "reg_mr", ibpd, start, length, iova, access,
 			 udata);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return vhca_mr_register(vdev, mr);
 }
+
+#ifndef VHCA_HAVE_REG_USER_MR_DMAH
+struct ib_mr *vhca_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 iova, int access, struct ib_udata *udata)
+{
+	return vhca_reg_user_mr(ibpd, start, length, iova, access, NULL, udata);
+}
+#endif
 
 /*
  * A new MR with the old one's attributes except those flags change (pd is

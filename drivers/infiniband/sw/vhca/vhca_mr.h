@@ -191,8 +191,17 @@ int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int vhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access);
+/* reg_user_mr: a DMA handle (steering hints) is refused. */
 struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 iova, int access, struct ib_udata *udata);
+			       u64 iova, int access, struct ib_dmah *dmah,
+			       struct ib_udata *udata);
+#ifdef VHCA_HAVE_REG_USER_MR_DMAH
+#define vhca_reg_user_mr_op	vhca_reg_user_mr
+#else
+/* reg_user_mr before it took a DMA handle. */
+struct ib_mr *vhca_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 iova, int access, struct ib_udata *udata);
+#endif
 /*
  * rereg_user_mr: always a new MR (the core swaps it in and deregisters the
  * old one) that keeps the old one's lkey and rkey, or NULL when nothing

@@ -60,7 +60,6 @@
 #include <linux/wait.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
@@ -373,7 +372,7 @@ static int vhca_net_open(struct vhca_net *vnet, struct net *net)
 	inet_set_bit(MC_ALL, vnet->sock->sk);
 	if (cfg.family == AF_INET6)
 		inet6_clear_bit(MC6_LOOP, vnet->sock->sk);
-	setup_udp_tunnel_sock(net, vnet->sock, &tcfg);
+	setup_udp_tunnel_sock(net, vnet->sock->sk, &tcfg);
 	return 0;
 }
 
@@ -519,7 +518,7 @@ void vhca_net_detach(struct vhca_dev *vdev)
 		 * Clears sk_user_data and waits a grace period: no receiver
 		 * and no namespace exit still looks at vnet afterwards.
 		 */
-		udp_tunnel_sock_release(vnet->sock);
+		udp_tunnel_sock_release(vnet->sock->sk);
 		kfree(vnet);
 		wake_up_all(&vhca_nets_wait);
 	}
@@ -637,8 +636,7 @@ static int vhca_net_route6(struct sk_buff *skb, struct sock *sk, int oif,
 	if (route)
 		dst = dst_cache_get_ip6(route, &saddr);
 	if (!dst) {
-		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6,
-						      NULL);
+		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
 		if (dst->error) {

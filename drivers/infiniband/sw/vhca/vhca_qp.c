@@ -162,7 +162,7 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 		break;
 	case IB_QPS_ERR:
 	case IB_QPS_RESET:
-		del_timer(&qp->req.rexmit_timer);
+		timer_delete(&qp->req.rexmit_timer);
 		qp->req.rnr_wait = false;
 		/* ERR: its receive WQE was flushed (vhca_qp_flush_msg()). */
 		memset(&qp->resp.msg, 0, sizeof(qp->resp.msg));

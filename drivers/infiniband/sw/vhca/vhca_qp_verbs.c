@@ -47,10 +47,10 @@ static int vhca_engine_qp_init(struct vhca_qp *qp)
 	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
 		  vhca_req_work : vhca_ud_work);
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
-	hrtimer_init(&qp->req.rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->req.rnr_timer.function = vhca_req_rnr_timer;
-	hrtimer_init(&qp->db.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->db.timer.function = vhca_db_timer;
+	hrtimer_setup(&qp->req.rnr_timer, vhca_req_rnr_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_setup(&qp->db.timer, vhca_db_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 	skb_queue_head_init(&qp->resp.backlog);
 	if (!vhca_qp_connected(qp))
 		return 0;

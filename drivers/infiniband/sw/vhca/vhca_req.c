@@ -835,7 +835,7 @@ enum hrtimer_restart vhca_req_rnr_timer(struct hrtimer *t)
 
 void vhca_req_rexmit_timer(struct timer_list *t)
 {
-	struct vhca_qp *qp = from_timer(qp, t, req.rexmit_timer);
+	struct vhca_qp *qp = timer_container_of(qp, t, req.rexmit_timer);
 	unsigned long flags;
 	bool fatal = false;
 
