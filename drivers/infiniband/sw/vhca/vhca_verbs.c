@@ -11,7 +11,8 @@
 int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata)
 {
-	if (udata->inlen || udata->outlen)
+	/* The core asks without udata at registration (7.1). */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));
