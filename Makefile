@@ -74,12 +74,12 @@ $(BUILD)/tests/%: tests/progs/%.c $(PROG_DEPS)
 	$(PROG_CC)
 
 # vhca_fuzz: its main (tests/progs/vhca_fuzz.c) and its parts, one file a
-# concern (tests/progs/vhca_fuzz/).
+# concern (tests/progs/vhca_fuzz/); ring-race runs a second thread.
 FUZZ_SRCS := tests/progs/vhca_fuzz.c $(wildcard tests/progs/vhca_fuzz/*.c)
 $(BUILD)/tests/vhca_fuzz: $(FUZZ_SRCS) $(wildcard tests/progs/vhca_fuzz/*.h) $(PROG_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca -Itests/lib \
-		-o $@ $(FUZZ_SRCS) -libverbs
+	$(CC) -Wall -Wextra -O2 -g -pthread -Iinclude/uapi -Iproviders/vhca \
+		-Itests/lib -o $@ $(FUZZ_SRCS) -libverbs
 
 $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
@@ -88,16 +88,16 @@ $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 deps:
 	scripts/deps.sh
 
-# The stock kernel's headers (6.12, or KERNEL=6.1: Debian 12's default
-# kernel's), unless KDIR names another tree.
+# The stock kernel's headers (6.12; KERNEL=6.1: Debian 12's default
+# kernel's; KERNEL=7.2: sid's, built inside the sid root), unless KDIR names
+# another tree.
 module:
 	@set -e; \
-	if [ -n "$(KDIR)" ]; then kdir="$(KDIR)"; out=$(BUILD)/kdir; \
-	else s=$$(scripts/stock-kernel.sh $(KERNEL)); kdir=$$s/headers; \
-	out=$(BUILD)/stock$(if $(KERNEL),-$(KERNEL)); \
-	echo "vhca: building against stock kernel $$(cat $$s/kernel.release)"; fi; \
+	if [ -n "$(KDIR)" ]; then out=$(BUILD)/kdir; \
 	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
-	$(MAKE) -C $$kdir M=$$out $(KBUILD_FLAGS) modules
+	$(MAKE) -C $(KDIR) M=$$out $(KBUILD_FLAGS) modules; \
+	else scripts/kbuild.sh "$(or $(KERNEL),6.12)" \
+		$(BUILD)/stock$(if $(KERNEL),-$(KERNEL)) $(KBUILD_FLAGS) modules; fi
 
 # The debug test kernel: the module and the KUnit test module.
 module-debug:
@@ -106,13 +106,11 @@ module-debug:
 	$(MAKE) -C $$d/linux M=$$out ARCH=x86_64 $(KBUILD_FLAGS) \
 		CONFIG_INFINIBAND_VHCA_KUNIT_TEST=m modules
 
-# sparse over every file (C=2), against the stock headers (KERNEL=6.1:
-# Debian 12's default kernel's).
+# sparse over every file (C=2), against the stock headers (KERNEL=6.1 or
+# 7.2 as for module).
 sparse:
-	@set -e; s=$$(scripts/stock-kernel.sh $(KERNEL)); \
-	out=$(BUILD)/sparse$(if $(KERNEL),-$(KERNEL)); \
-	mkdir -p $$out && cp -a $(KSRC) $$out/ && \
-	$(MAKE) -C $$s/headers M=$$out $(KBUILD_FLAGS) C=2 modules
+	@scripts/kbuild.sh "$(or $(KERNEL),6.12)" \
+		$(BUILD)/sparse$(if $(KERNEL),-$(KERNEL)) $(KBUILD_FLAGS) C=2 modules
 
 # sparse over the KUnit suites too, against the debug kernel.
 sparse-debug:

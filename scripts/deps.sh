@@ -13,8 +13,8 @@ PKGS=(
 	xz-utils gzip kmod perl python3 sparse git pkg-config
 	# the debug test kernel's source
 	linux-source-6.12
-	# the test VM
-	qemu-system-x86 busybox-static iproute2
+	# the test VM, and the trixie and sid roots (scripts/distro-root.sh)
+	qemu-system-x86 busybox-static iproute2 debootstrap
 	# RDMA userspace: provider build, tools, tests
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3-pyverbs

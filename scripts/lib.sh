@@ -21,3 +21,47 @@ as_root() {
 		sudo "$@"
 	fi
 }
+
+# pin KIND NAME: the version scripts/pins gives that kernel series or root.
+pin() {
+	awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3; f = 1 }
+		END { exit !f }' "$VHCA_TOP/scripts/pins" ||
+		die "scripts/pins has no '$1 $2' line"
+}
+
+# apt_mirror: the Debian mirror this machine's own apt sources name (the
+# first URIs of a deb822 file, else the first deb line).
+apt_mirror() {
+	local m
+	m=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v -- '-security' | head -n1)
+	[ -n "$m" ] || m=$(awk '$1 == "deb" { print $2; exit }' \
+		/etc/apt/sources.list 2>/dev/null)
+	[ -n "$m" ] || die "no Debian mirror in /etc/apt/sources.list{,.d}"
+	echo "$m"
+}
+
+# progress WHAT PID [PATH]: while PID runs, say every 30 seconds what it does,
+# how long it has run and, given PATH, how big PATH has grown; then wait for
+# it and return its status.
+progress() {
+	local what=$1 pid=$2 path=${3:-} t0=$SECONDS n sz
+	while kill -0 "$pid" 2>/dev/null; do
+		for n in $(seq 30); do
+			kill -0 "$pid" 2>/dev/null || break 2
+			sleep 1
+		done
+		sz=
+		[ -n "$path" ] && sz=", $(du -smx "$path" 2>/dev/null | cut -f1) MB so far"
+		log "$what: $((SECONDS - t0)) s$sz"
+	done
+	wait "$pid"
+}
+
+# in_root ROOT COMMAND...: run COMMAND chrooted in ROOT (a distro-root.sh
+# root), as root, with /proc mounted in a mount namespace of its own, gone
+# when the command ends.
+in_root() {
+	as_root unshare --mount --propagation private -- sh -c \
+		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$@"
+}
