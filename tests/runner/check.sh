@@ -4,9 +4,10 @@
 # make check: every test of vhca, in pyramid order: dependencies (make
 # deps), the builds and the provider's host tests on the host; one boot of
 # the stock kernel running every guest script and a pair of stock guests,
-# while in the background, niced, the module for 6.1, the debug kernel and
-# its module are built and sparse and checkpatch run; then a boot of
-# Debian 12's default kernel (6.1) for a smoke set; then two boots of the
+# while in the background, niced, the modules for 6.1 and 7.2 (inside a
+# sid root), the debug kernel and its module are built and sparse and
+# checkpatch run; then boots of Debian 12's default kernel (6.1) and of
+# sid's (7.2) for a smoke set each; then two boots of the
 # debug kernel at once, running the KUnit suites and the guest scripts
 # again.  Every
 # level prints KTAP; this script flattens it
@@ -51,6 +52,8 @@ declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
 	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=450
+	[stock-kernel-6.1]=10 [stock-kernel-7.2]=10 [host/build-7.2]=120
+	[host/sparse-7.2]=200 [stock-7.2]=450
 	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
@@ -220,24 +223,30 @@ for k in stock debug pair; do
 		done
 	done
 done
-# Debian 12's default kernel (6.1) boots for a smoke set of the guest
-# scenarios: link and device, ibv_rc_pingpong and perftest, the rdma set,
-# rping, interop with its own rxe, NVMe over RDMA, the packages (DKMS's
-# module for 6.1 from the package checks' host half).
-SMOKE_61="link/veth-pair device/devinfo rc/pingpong rc/perftest rdma/one-ns
-	cm/rping interop/rxe-server-verbs ulp/nvme pkg/deb"
-RUN_61= T_61=
-for s in $SMOKE_61; do
-	if t_selected "stock-6.1/$s"; then
-		T_61="$T_61 stock-6.1/$s"
-		case " $RUN_61 " in
-		*" ${s%%/*} "*) ;;
-		*) RUN_61="$RUN_61 ${s%%/*}" ;;
-		esac
-	fi
+# The other kernels, Debian 12's default (6.1) and sid's (7.2), boot for a
+# smoke set of the guest scenarios: link and device, ibv_rc_pingpong and
+# perftest, the rdma set, rping, interop with the kernel's own rxe, NVMe
+# over RDMA; on 6.1 also the packages (DKMS's module for 6.1 from the
+# package checks' host half).
+OTHERS="6.1 7.2"
+SMOKE="link/veth-pair device/devinfo rc/pingpong rc/perftest rdma/one-ns
+	cm/rping interop/rxe-server-verbs ulp/nvme"
+declare -A SMOKE_OF=([6.1]="$SMOKE pkg/deb" [7.2]=$SMOKE)
+declare -A RUN_K=() T_K=() NEED_K=()
+for v in $OTHERS; do
+	RUN_K[$v]= T_K[$v]= NEED_K[$v]=0
+	for s in ${SMOKE_OF[$v]}; do
+		if t_selected "stock-$v/$s"; then
+			T_K[$v]="${T_K[$v]} stock-$v/$s"
+			case " ${RUN_K[$v]} " in
+			*" ${s%%/*} "*) ;;
+			*) RUN_K[$v]="${RUN_K[$v]} ${s%%/*}" ;;
+			esac
+		fi
+	done
+	[ -n "${RUN_K[$v]}" ] || t_selected "host/build-$v" ||
+		t_selected "host/sparse-$v" && NEED_K[$v]=1
 done
-NEED_61=0
-[ -n "$RUN_61" ] || t_selected host/build-6.1 && NEED_61=1
 KUNIT=0
 t_selected kunit && KUNIT=1
 NEED_DEBUG=0
@@ -247,7 +256,7 @@ NEED_DEBUG=0
 # ---- 1. host: the builds the stock kernel's guests need, and the
 # provider's host tests; the static checks run in the background (2.).
 rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests \
-	build/stock-6.1 build/sparse-6.1 \
+	build/stock-6.1 build/sparse-6.1 build/stock-7.2 build/sparse-7.2 \
 	build/examples build/deb
 built host/build-stock "$LOGS/build-stock.log" make module
 # The provider and the test programs: -Wall -Wextra, no warnings.
@@ -304,9 +313,12 @@ static_checks() {
 	if t_selected host/sparse; then
 		built host/sparse "$LOGS/sparse.log" make sparse
 	fi
-	if t_selected host/sparse-6.1; then
-		built host/sparse-6.1 "$LOGS/sparse-6.1.log" make sparse KERNEL=6.1
-	fi
+	for v in $OTHERS; do
+		if [ "$(cat "$LOGS/k$v-ok" 2>/dev/null)" = 1 ] &&
+			t_selected "host/sparse-$v"; then
+			built "host/sparse-$v" "$LOGS/sparse-$v.log" make sparse KERNEL="$v"
+		fi
+	done
 	if t_selected host/checkpatch; then
 		if stage host/checkpatch "$LOGS/checkpatch.log" scripts/checkpatch.sh &&
 			! grep '^total:' "$LOGS/checkpatch.log" | grep -vq 'total: 0 errors, 0 warnings, 0 checks'; then
@@ -420,18 +432,32 @@ debug_build() {
 	fi
 }
 
-# Debian 12's default kernel, 6.1: the module (W=1 clean), first, for the
-# 6.1 boot (its sparse is a static check).
-build_61() {
-	if [ $NEED_61 = 1 ]; then
-		built host/build-6.1 "$LOGS/build-6.1.log" make module KERNEL=6.1 &&
-			echo 1 >"$LOGS/k61-ok"
-	fi
-	: >"$LOGS/k61-built"
+# The other kernels, 6.1 and 7.2: each one's module (W=1 clean), first, for
+# its boot (its sparse is a static check).  The kernel comes first (for 7.2
+# the sid root too, on a cold machine): a pinned kernel that has left the
+# registry skips its stages (kV-ok says "skip").
+build_others() {
+	local v rc
+	for v in $OTHERS; do
+		[ "${NEED_K[$v]}" = 1 ] || continue
+		stage "stock-kernel-$v" "$LOGS/stock-kernel-$v.log" \
+			scripts/stock-kernel.sh "$v"
+		rc=$?
+		if [ $rc = 77 ]; then
+			result skip "host/build-$v" "SKIP $(tail -n1 "$LOGS/stock-kernel-$v.log")"
+			echo skip >"$LOGS/k$v-ok"
+		elif [ $rc != 0 ]; then
+			result fail "host/build-$v" "no $v kernel (stock-kernel.sh $v)"
+		else
+			built "host/build-$v" "$LOGS/build-$v.log" make module KERNEL="$v" &&
+				echo 1 >"$LOGS/k$v-ok"
+		fi
+		: >"$LOGS/k$v-built"
+	done
 }
 
 background() {
-	build_61
+	build_others
 	[ $NEED_DEBUG = 1 ] && debug_build
 	# The debug kernel's boots may start (on a cold machine the kernel's
 	# build outlasts the stock guests); the static checks go on beside
@@ -479,7 +505,9 @@ debug_boots() {
 for f in background debug-a debug-b; do
 	: >"$LOGS/$f.rec"
 done
-rm -f "$LOGS/k61-built" "$LOGS/k61-ok"
+for v in $OTHERS; do
+	rm -f "$LOGS/k$v-built" "$LOGS/k$v-ok"
+done
 (
 	renice -n 19 $BASHPID >/dev/null
 	REC=$LOGS/background.rec background
@@ -505,19 +533,24 @@ if [ -n "$PKG_RUN" ]; then
 	[ -z "$PKGPID" ] || wait $PKGPID
 	boot stock stock-pkg $PKG_RUN
 fi
-if [ -n "$RUN_61" ]; then
-	while [ ! -e "$LOGS/k61-built" ] && kill -0 $BGPID 2>/dev/null; do
+for v in $OTHERS; do
+	[ -n "${RUN_K[$v]}" ] || continue
+	while [ ! -e "$LOGS/k$v-built" ] && kill -0 $BGPID 2>/dev/null; do
 		sleep 2
 	done
-	case " $RUN_61 " in
+	case " ${RUN_K[$v]} " in
 	*" pkg "*) [ -z "$PKGPID" ] || wait $PKGPID 2>/dev/null ;;
 	esac
-	if [ -e "$LOGS/k61-ok" ]; then
-		VHCA_T=$T_61 boot stock-6.1 stock-6.1 $RUN_61
-	else
-		result fail stock-6.1 "no 6.1 module: the 6.1 smoke set did not run"
-	fi
-fi
+	case $(cat "$LOGS/k$v-ok" 2>/dev/null) in
+	1) VHCA_T=${T_K[$v]} boot "stock-$v" "stock-$v" ${RUN_K[$v]} ;;
+	skip)
+		for t in ${T_K[$v]}; do
+			result skip "$t" "SKIP the pinned $v kernel is not in the registry"
+		done
+		;;
+	*) result fail "stock-$v" "no $v module: the $v smoke set did not run" ;;
+	esac
+done
 while [ ! -e "$LOGS/debug-built" ] && kill -0 $BGPID 2>/dev/null; do
 	sleep 2
 done

@@ -4,9 +4,10 @@
 #
 # VHCA_T holds space-separated shell globs (make check T='rc/* cm'), matched
 # against the names the results print: host/STAGE, kunit/SUITE/CASE,
-# stock/SCRIPT/SCENARIO, stock-6.1/SCRIPT/SCENARIO (Debian 12's default
-# kernel's smoke set) and debug/SCRIPT/SCENARIO.  A pattern that names no
-# kind (host, kunit, stock, stock-6.1, debug) matches on every kernel,
+# stock/SCRIPT/SCENARIO, stock-6.1/SCRIPT/SCENARIO and
+# stock-7.2/SCRIPT/SCENARIO (the smoke sets of Debian 12's default kernel
+# and of sid's) and debug/SCRIPT/SCENARIO.  A pattern that names no kind
+# (host, kunit, stock, stock-6.1, stock-7.2, debug) matches on every kernel,
 # against SCRIPT/SCENARIO.  A name is selected when a pattern matches it or a name
 # above it (rc selects rc/lossy), or something below it (kunit/vhca_qp/x
 # selects kunit, which must run for it).  An empty VHCA_T selects all.
@@ -20,12 +21,12 @@ t_selected() {
 	for _ts_p in $VHCA_T; do
 		_ts_n=$1
 		case "$_ts_p" in
-		host | host/* | kunit | kunit/* | stock | stock/* | stock-6.1 | \
-			stock-6.1/* | debug | debug/*) ;;
+		host | host/* | kunit | kunit/* | stock | stock/* | stock-[0-9]* | \
+			debug | debug/*) ;;
 		*)
 			case "$1" in
-			stock/* | stock-6.1/* | debug/*) _ts_n=${1#*/} ;;
-			stock | stock-6.1 | debug) _ts_n= ;;
+			stock/* | stock-[0-9]*/* | debug/*) _ts_n=${1#*/} ;;
+			stock | stock-[0-9]* | debug) _ts_n= ;;
 			*) continue ;;
 			esac
 			;;

@@ -5,7 +5,7 @@
 # overlay on top), the kernel's modules tree and a writable results folder;
 # run one guest script as root; return its exit status.
 #
-# usage: vm-run.sh [-k stock|stock-6.1|debug] [-t SECONDS] [-o OUTDIR]
+# usage: vm-run.sh [-k stock|stock-6.1|stock-7.2|debug] [-t SECONDS] [-o OUTDIR]
 #                  [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]
 #   -k  kernel: Debian's stock 6.12 kernel (default), Debian 12's default
 #       kernel (6.1), or the debug test kernel
@@ -37,7 +37,7 @@ while getopts "k:t:o:T:v2" opt; do
 	T) SEL=$OPTARG ;;
 	2) PAIR=1 ;;
 	v) VERBOSE=1 ;;
-	*) die "usage: vm-run.sh [-k stock|stock-6.1|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
+	*) die "usage: vm-run.sh [-k stock|stock-6.1|stock-7.2|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -47,7 +47,7 @@ shift
 [ -r "$SCRIPT" ] || die "guest script $SCRIPT not found"
 
 case $KIND in
-stock | stock-6.1)
+stock | stock-6.1 | stock-7.2)
 	KD=$("$VHCA_TOP/scripts/stock-kernel.sh" "$(echo "${KIND#stock}" | tr -d -)")
 	KVER=$(cat "$KD/kernel.release")
 	KIMG=$KD/root/boot/vmlinuz-$KVER
@@ -61,7 +61,7 @@ debug)
 	KMODS=$KD/modroot/lib/modules
 	APPEND="loglevel=4 kasan_multi_shot"
 	;;
-*) die "unknown kernel kind '$KIND' (stock, stock-6.1 or debug)" ;;
+*) die "unknown kernel kind '$KIND' (stock, stock-6.1, stock-7.2 or debug)" ;;
 esac
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 [ -x /bin/busybox ] || die "/bin/busybox missing: run 'make deps' (busybox-static)"
