@@ -3,13 +3,18 @@
 # Guest: the process-side fuzzers (tests/progs/vhca_fuzz.c), two ports in
 # one namespace.  ring: a process writes what it likes into its own mapped
 # rings and doorbell records while a victim process's RC traffic is checked
-# byte by byte; verbs: two processes run random verb sequences over every
-# object and QP type beside the same victim.  Afterwards every device's
-# objects and coherent buffers are back to their count before, and the
-# ring fuzzer's refused WQEs show in rdma statistic (malformed_wqes).
+# byte by byte; ring-race: a second thread flips num_sge, SGE lengths and
+# addresses, inline lengths and producer indices of the WQEs in flight
+# while the first posts valid traffic and polls (shared memory is read
+# once: KASAN would see a field read twice); verbs: two processes run
+# random verb sequences over every object and QP type beside the same
+# victim.  Afterwards every device's objects and coherent buffers are back
+# to their count before, and the ring fuzzer's refused WQEs show in rdma
+# statistic (malformed_wqes).
 #
 # FUZZ_SECS: how long each fuzzer runs (default: 45 s on the debug kernel,
-# the fuzzers' share of make check; 10 s on the stock kernel).
+# the fuzzers' share of make check, 25 s for ring-race; 10 s on the stock
+# kernel).
 # FUZZ_SEED: the seed (default: a random one); each scenario prints the
 # seed it used and the command that replays it, in the guest
 # (`make fuzz SECS=N SEED=N` on the host).  A seed replays the sequence of
@@ -20,6 +25,7 @@ export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 FUZZ=$VHCA_TOP/build/tests/vhca_fuzz
 T=/tmp/fuzz-test
 mkdir -p $T
+RACE_SECS=${FUZZ_SECS:-25}
 if [ "${VHCA_KERNEL:-stock}" = debug ]; then
 	FUZZ_SECS=${FUZZ_SECS:-45}
 else
@@ -54,18 +60,20 @@ state_is() {
 
 # fuzz MODE: vhca_fuzz MODE on vhca0 and vhca1 for FUZZ_SECS, its results
 # relayed; then the state back to the baseline (destroyed RC QPs linger
-# as ghosts for qp_linger_ms: 5 s), malformed_wqes printed.
+# as ghosts for qp_linger_ms: 5 s), malformed_wqes printed.  SECS:
+# FUZZ_SECS unless given.
 fuzz() {
+	_secs=${2:-$FUZZ_SECS}
 	ports_one_ns
 	check "GIDs of vhca0 ($G0) and vhca1 ($G1)" test -n "$G0" -a -n "$G1"
 	_seed=${FUZZ_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}
-	echo "# fuzz $1: seed=$_seed secs=$FUZZ_SECS (FUZZ_SEED=$_seed replays it)"
+	echo "# fuzz $1: seed=$_seed secs=$_secs (FUZZ_SEED=$_seed replays it)"
 	state
 	_base=$S
 	echo "# before:$_base"
 	_m0=$(counter vhca0 malformed_wqes)
-	timeout "$(tmo $((FUZZ_SECS + 60)))" $FUZZ "$1" vhca0 "$G0" vhca1 "$G1" \
-		--seed "$_seed" --secs "$FUZZ_SECS" >$T/$1 2>&1
+	timeout "$(tmo $((_secs + 60)))" $FUZZ "$1" vhca0 "$G0" vhca1 "$G1" \
+		--seed "$_seed" --secs "$_secs" >$T/$1 2>&1
 	_rc=$?
 	relay "$1" $T/$1
 	check "vhca_fuzz $1 exits 0 (exit status $_rc; seed=$_seed)" test $_rc = 0
@@ -89,6 +97,16 @@ ring() {
 }
 # The debug kernel's only: its checkers are what a fuzzer needs.
 scenario ring ring $FUZZ_LIMIT debug
+
+# A second thread of the process rewrites what the engine reads from the
+# rings while it reads it; the scenario runner fails any checker report,
+# this names the seed with it.
+ring_race() {
+	fuzz ring-race "$RACE_SECS"
+	check "no KASAN, UBSAN, WARN or BUG report while the racer ran (seed=$_seed)" \
+		no_dmesg 'KASAN\|UBSAN\|WARNING:\|BUG:'
+}
+scenario ring-race ring_race $((RACE_SECS + 60)) debug
 
 verbs() {
 	fuzz verbs

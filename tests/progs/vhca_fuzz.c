@@ -4,7 +4,7 @@
  * bounded in time, each beside a victim process whose RC traffic must not
  * notice.
  *
- *   vhca_fuzz ring|verbs DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]
+ *   vhca_fuzz ring|ring-race|verbs DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]
  *
  * DEV0 and DEV1 are two vhca ports of one namespace, GID0 and GID1 the
  * indices of their RoCE v2 GIDs.  The seed (random unless given) is printed
@@ -28,6 +28,15 @@
  * then written by this program alone, through the very mappings the
  * provider made from the create responses.
  *
+ * ring-race: shared memory is read once.  The same objects as ring's; the
+ * main thread posts valid traffic through the provider (RC SEND, WRITE and
+ * READ over an RQ and over an SRQ, UD SEND, with SGEs or inline; receives
+ * on the RQs and the SRQ, the partners SENDing into them) and polls, while
+ * a second thread flips num_sge, SGE lengths and addresses, inline lengths
+ * and the producer indices of the WQEs in flight.  Every completion must
+ * be a success or an engine's error status and name a WQE posted; no send
+ * queue may stand still; after the race fresh QPs must work.
+ *
  * verbs: two processes (DEV0 and DEV1, seeds derived from the seed) run
  * random create, modify, post, poll and destroy operations over PDs, MRs,
  * CQs, SRQs, RC and UD QPs and AHs: every state transition, legal or not,
@@ -39,7 +48,7 @@
  * exits with them live.  At the end everything is destroyed; the caller
  * compares the device's object and coherent-buffer counts to its baseline.
  *
- * The victim (a process of its own, in both modes): an RC QP on DEV0
+ * The victim (a process of its own, in every mode): an RC QP on DEV0
  * connected to one on DEV1, SEND, RDMA WRITE and RDMA READ in turn, every
  * completion a success, every byte checked, no operation taking longer
  * than VICTIM_STALL_S.
@@ -52,8 +61,9 @@
  * This file is main(); the parts are in vhca_fuzz/, one file a concern:
  * setup.c (the PRNG stream, ports, QPs to RTS), victim.c, ring.c (the ring
  * fuzzer's objects, steps and report), ring_wqe.c (the values it writes
- * into slots), ring_head.c (the producer indices it writes), verbs.c, and
- * fuzz.h, what they share.
+ * into slots), ring_head.c (the producer indices it writes), race.c and
+ * racer.c (ring-race's main thread and its racer), verbs.c, and fuzz.h,
+ * what they share.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -84,8 +94,9 @@ int main(int argc, char **argv)
 			n = 6;
 		}
 	}
-	if (n != 5 || (strcmp(pos[0], "ring") && strcmp(pos[0], "verbs"))) {
-		fprintf(stderr, "usage: %s ring|verbs DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
+	if (n != 5 || (strcmp(pos[0], "ring") && strcmp(pos[0], "ring-race") &&
+		       strcmp(pos[0], "verbs"))) {
+		fprintf(stderr, "usage: %s ring|ring-race|verbs DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
 			argv[0]);
 		return 255;
 	}
@@ -104,5 +115,7 @@ int main(int argc, char **argv)
 		  argv[0], pos[0], pos[1], pos[2], pos[3], pos[4], seed, secs);
 	if (!strcmp(pos[0], "ring"))
 		return ring_main(pos + 1, secs, seed);
+	if (!strcmp(pos[0], "ring-race"))
+		return race_main(pos + 1, secs, seed);
 	return verbs_main(pos + 1, secs, seed);
 }

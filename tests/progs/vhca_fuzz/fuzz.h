@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +110,18 @@ struct ring_fuzz {
 	uint64_t heads[NHEAD];		/* work ring heads written, by class */
 };
 
+/* The objects (ring.c), shared with the racing-thread check (race.c). */
+bool ring_open(struct ring_fuzz *f, char **dev);
+bool ring_close(struct ring_fuzz *f);
+bool ring_create(struct ring_fuzz *f);
+void ring_destroy(struct ring_fuzz *f);
+bool ring_recreate(struct ring_fuzz *f);
+bool ring_broken(struct ring_fuzz *f);
+void ring_events(struct ring_fuzz *f);
+void partner_recvs(struct ring_fuzz *f, int i);
+void partner_send(struct ring_fuzz *f, int i);
+void kick(struct ring_fuzz *f, struct ibv_qp *qp);
+
 uint32_t fuzz_len(uint32_t small);
 void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot, uint32_t stride,
 		   uint32_t max_inline);
@@ -117,6 +130,42 @@ uint32_t fuzz_head(uint32_t tail, uint32_t count);
 bool fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq, bool send,
 	     uint32_t max_inline);
 int ring_main(char **dev, double secs, uint64_t seed);
+
+/* ---- the racing-thread check (race.c, racer.c) ---- */
+
+/* The fields the racer flips in WQEs in flight, its classes. */
+enum { FL_NUM_SGE, FL_SGE_LEN, FL_SGE_ADDR, FL_INLINE_LEN, FL_SQ_HEAD,
+       FL_RQ_HEAD, FL_SRQ_HEAD, NFLIP };
+extern const char *const flip_class[NFLIP];
+
+/* The rings it rewrites: the raced QPs' SQs and RQs, and the SRQ. */
+enum { RR_SQ_RQ, RR_SQ_SRQ, RR_SQ_UD, RR_RQ_RQ, RR_RQ_UD, RR_SRQ, NRR };
+
+/*
+ * The racer thread.  It touches the rings only holding lock, and only
+ * those of wq[], which racer_release() sets; the main thread takes them
+ * from it with racer_hold() to destroy and create objects.  The counts
+ * are the main thread's to read after racer_stop().
+ */
+struct racer {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int hold;		/* the main thread wants the rings */
+	int stop;
+	uint64_t rng;		/* its own PRNG stream */
+	struct vhca_wq *wq[NRR];
+	uint32_t max_sge[NRR];
+	uint32_t max_inline[NRR];
+	uint64_t flips[NFLIP], toggles, left_odd, idle, bursts;
+};
+
+void racer_start(struct racer *r, uint64_t seed);
+void racer_stop(struct racer *r);
+void racer_hold(struct racer *r);
+void racer_release(struct racer *r, struct ring_fuzz *f);
+int race_main(char **dev, double secs, uint64_t seed);
 
 /* ---- the verb-sequence fuzzer (verbs.c) ---- */
 

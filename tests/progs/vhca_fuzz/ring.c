@@ -16,7 +16,7 @@ static const char *const head_class[NHEAD] = {
 	"back over posted", "half the space away", "random", "unmoved",
 };
 
-static void ring_destroy(struct ring_fuzz *f)
+void ring_destroy(struct ring_fuzz *f)
 {
 	int i;
 
@@ -39,7 +39,7 @@ static void ring_destroy(struct ring_fuzz *f)
 }
 
 /* Receives on partner i up to 16, by the provider's own path. */
-static void partner_recvs(struct ring_fuzz *f, int i)
+void partner_recvs(struct ring_fuzz *f, int i)
 {
 	struct ibv_sge s = { .addr = (uintptr_t)f->bufb,
 			     .length = FUZZ_SGES * 4096, .lkey = f->mb->lkey };
@@ -51,7 +51,7 @@ static void partner_recvs(struct ring_fuzz *f, int i)
 }
 
 /* The fuzzed QPs, their partners, CQs and SRQ, all connected. */
-static bool ring_create(struct ring_fuzz *f)
+bool ring_create(struct ring_fuzz *f)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64,
 						  .max_sge = FUZZ_SGES } };
@@ -81,7 +81,7 @@ static bool ring_create(struct ring_fuzz *f)
 	return true;
 }
 
-static bool ring_recreate(struct ring_fuzz *f)
+bool ring_recreate(struct ring_fuzz *f)
 {
 	ring_destroy(f);
 	f->recreated++;
@@ -89,7 +89,7 @@ static bool ring_recreate(struct ring_fuzz *f)
 }
 
 /* A valid SEND from partner i, to consume the fuzzed receive queues. */
-static void partner_send(struct ring_fuzz *f, int i)
+void partner_send(struct ring_fuzz *f, int i)
 {
 	struct ibv_sge s = { .addr = (uintptr_t)f->bufb + 8192,
 			     .length = 1 + below(i == FQ_UD ? 512 : 2048),
@@ -107,7 +107,7 @@ static void partner_send(struct ring_fuzz *f, int i)
 		f->partner_sends++;
 }
 
-static void kick(struct ring_fuzz *f, struct ibv_qp *qp)
+void kick(struct ring_fuzz *f, struct ibv_qp *qp)
 {
 	struct ibv_send_wr *bad = NULL;
 
@@ -138,7 +138,7 @@ static void ring_poll(struct ring_fuzz *f)
 		partner_recvs(f, i);
 }
 
-static void ring_events(struct ring_fuzz *f)
+void ring_events(struct ring_fuzz *f)
 {
 	struct ibv_async_event ev;
 	struct port *p[2] = { &f->a, &f->b };
@@ -152,7 +152,7 @@ static void ring_events(struct ring_fuzz *f)
 }
 
 /* Any fuzzed or partner QP in error (or a CQ overrun): recreate all. */
-static bool ring_broken(struct ring_fuzz *f)
+bool ring_broken(struct ring_fuzz *f)
 {
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
@@ -216,45 +216,82 @@ static void ring_step(struct ring_fuzz *f)
 	}
 }
 
-int ring_main(char **dev, double secs, uint64_t seed)
+/*
+ * The ports, buffers, PDs, MRs and AHs of DEV0 and DEV1, then the objects
+ * (ring_create()); the async event fds made non-blocking.
+ */
+bool ring_open(struct ring_fuzz *f, char **dev)
 {
-	struct ring_fuzz f = { 0 };
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	struct ibv_ah_attr av;
+	bool ok;
+	int fl;
+
+	ok = !port_open(&f->a, dev[0], atoi(dev[1])) &&
+	     !port_open(&f->b, dev[2], atoi(dev[3]));
+	f->bufa = calloc(1, BUF_SIZE);
+	f->bufb = calloc(1, BUF_SIZE);
+	ok = ok && f->bufa && f->bufb && (f->pa = ibv_alloc_pd(f->a.ctx)) &&
+	     (f->pb = ibv_alloc_pd(f->b.ctx)) &&
+	     (f->ma = ibv_reg_mr(f->pa, f->bufa, BUF_SIZE, acc)) &&
+	     (f->mb = ibv_reg_mr(f->pb, f->bufb, BUF_SIZE, acc));
+	if (ok) {
+		av = av_to(&f->a, &f->b);
+		f->aha = ibv_create_ah(f->pa, &av);
+		av = av_to(&f->b, &f->a);
+		f->ahb = ibv_create_ah(f->pb, &av);
+		ok = f->aha && f->ahb && ring_create(f);
+	}
+	if (ok) {
+		fl = fcntl(f->a.ctx->async_fd, F_GETFL);
+		fcntl(f->a.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+		fl = fcntl(f->b.ctx->async_fd, F_GETFL);
+		fcntl(f->b.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	}
+	return ok;
+}
+
+/* Everything ring_open() made, destroyed; false (errno set) if refused. */
+bool ring_close(struct ring_fuzz *f)
+{
+	bool ok;
+	int err;
+
+	ring_destroy(f);
+	if (f->aha)
+		ibv_destroy_ah(f->aha);
+	if (f->ahb)
+		ibv_destroy_ah(f->ahb);
+	ok = (!f->ma || !ibv_dereg_mr(f->ma)) && (!f->mb || !ibv_dereg_mr(f->mb)) &&
+	     (!f->pa || !ibv_dealloc_pd(f->pa)) && (!f->pb || !ibv_dealloc_pd(f->pb));
+	err = errno;
+	if (f->a.ctx)
+		ibv_close_device(f->a.ctx);
+	if (f->b.ctx)
+		ibv_close_device(f->b.ctx);
+	free(f->bufa);
+	free(f->bufb);
+	errno = err;
+	return ok;
+}
+
+int ring_main(char **dev, double secs, uint64_t seed)
+{
+	struct ring_fuzz f = { 0 };
 	struct victim_proc vp;
 	char heads[256];
 	bool ok;
 	double end;
-	int fl, i, n;
+	int i, n;
 
 	rng_state = seed;
 	ok = victim_start(&vp, dev);
 	result(ok, "victim: RC pair connected in a process of its own",
 	       "setup failed");
-	ok = ok && !port_open(&f.a, dev[0], atoi(dev[1])) &&
-	     !port_open(&f.b, dev[2], atoi(dev[3]));
-	f.bufa = calloc(1, BUF_SIZE);
-	f.bufb = calloc(1, BUF_SIZE);
-	ok = ok && f.bufa && f.bufb && (f.pa = ibv_alloc_pd(f.a.ctx)) &&
-	     (f.pb = ibv_alloc_pd(f.b.ctx)) &&
-	     (f.ma = ibv_reg_mr(f.pa, f.bufa, BUF_SIZE, acc)) &&
-	     (f.mb = ibv_reg_mr(f.pb, f.bufb, BUF_SIZE, acc));
-	if (ok) {
-		av = av_to(&f.a, &f.b);
-		f.aha = ibv_create_ah(f.pa, &av);
-		av = av_to(&f.b, &f.a);
-		f.ahb = ibv_create_ah(f.pb, &av);
-		ok = f.aha && f.ahb && ring_create(&f);
-	}
+	ok = ok && ring_open(&f, dev);
 	result(ok, "ring: the fuzzed QPs (RC on an RQ, RC on an SRQ, UD) and their partners",
 	       "%s", strerror(errno));
-	if (ok) {
-		fl = fcntl(f.a.ctx->async_fd, F_GETFL);
-		fcntl(f.a.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
-		fl = fcntl(f.b.ctx->async_fd, F_GETFL);
-		fcntl(f.b.ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
-	}
 	end = now_s() + secs;
 	while (ok && now_s() < end) {
 		if (!(f.rounds % HOSTILITY_STEPS))
@@ -286,20 +323,8 @@ int ring_main(char **dev, double secs, uint64_t seed)
 			      i ? ", " : "", head_class[i], f.heads[i]);
 	ktap_diag("ring: work ring heads written: %s", heads);
 	result(f.rounds > 0, "ring: fuzzed for the time given", "no step");
-	ring_destroy(&f);
-	if (f.aha)
-		ibv_destroy_ah(f.aha);
-	if (f.ahb)
-		ibv_destroy_ah(f.ahb);
-	result((!f.ma || !ibv_dereg_mr(f.ma)) && (!f.mb || !ibv_dereg_mr(f.mb)) &&
-	       (!f.pa || !ibv_dealloc_pd(f.pa)) && (!f.pb || !ibv_dealloc_pd(f.pb)),
-	       "ring: every object destroyed", "%s", strerror(errno));
-	if (f.a.ctx)
-		ibv_close_device(f.a.ctx);
-	if (f.b.ctx)
-		ibv_close_device(f.b.ctx);
+	result(ring_close(&f), "ring: every object destroyed", "%s",
+	       strerror(errno));
 	victim_end(&vp);
-	free(f.bufa);
-	free(f.bufb);
 	return exit_status();
 }
