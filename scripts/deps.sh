@@ -66,9 +66,13 @@ drop_policy() {
 trap drop_policy EXIT
 
 log "installing: ${missing[*]}"
-as_root apt-get update -q >/dev/null
+as_root apt-get update -q >/dev/null &
+progress "apt-get update" $! || die "apt-get update failed"
 as_root env DEBIAN_FRONTEND=noninteractive \
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null &
+progress "installing ${#missing[@]} packages" $! \
+	"echo \$(ls /var/cache/apt/archives/*.deb 2>/dev/null | wc -l) downloaded" ||
+	die "apt-get install failed"
 log "installed ${#missing[@]} packages"
 after=$(running_daemons)
 [ "$after" = "$before" ] ||

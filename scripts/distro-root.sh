@@ -63,7 +63,7 @@ mkdir -p "$OUT"
 # so it makes the base only and apt installs the rest.
 as_root debootstrap --variant=minbase "$SUITE" "$OUT" "$MIRROR" \
 	>"$OUT.log" 2>&1 &
-progress "debootstrap $SUITE" $! "$OUT" ||
+progress "debootstrap $SUITE" $! "echo \$(du -smx '$OUT' | cut -f1) MB" ||
 	die "debootstrap $SUITE failed; the last lines of $OUT.log:
 $(tail -n 5 "$OUT.log")"
 printf 'deb %s %s main\ndeb-src %s %s main\n' "$MIRROR" "$SUITE" "$MIRROR" "$SUITE" |
@@ -78,7 +78,7 @@ as_root chmod 755 "$OUT/usr/sbin/policy-rc.d"
 as_root chroot "$OUT" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --no-install-recommends ${PKGS[*]} && apt-get clean" \
 	>>"$OUT.log" 2>&1 &
-progress "apt-get install in the $SUITE root" $! "$OUT" ||
+progress "apt-get install in the $SUITE root" $! "echo \$(du -smx '$OUT' | cut -f1) MB" ||
 	die "installing into the $SUITE root failed; the last lines of $OUT.log:
 $(tail -n 5 "$OUT.log")"
 rm -f "$OUT.log"

@@ -24,9 +24,8 @@ if [ ! -e "$S/chroot" ]; then
 	exec make -C "$S/headers" M="$OUT" "$@"
 fi
 ROOT=$(cat "$S/chroot")
-W=/tmp/vhca-kbuild-$(basename "$OUT")
-as_root rm -rf "$ROOT$W"
-mkdir -p "$ROOT$W"
+W=$(mktemp -d "$ROOT/tmp/vhca-kbuild-XXXXXX")
+W=${W#"$ROOT"}
 cp -a "${SRC[@]}" "$ROOT$W/"
 rc=0
 in_root "$ROOT" make -C "/usr/src/linux-headers-$(cat "$S/kernel.release")" \

@@ -41,19 +41,26 @@ apt_mirror() {
 	echo "$m"
 }
 
-# progress WHAT PID [PATH]: while PID runs, say every 30 seconds what it does,
-# how long it has run and, given PATH, how big PATH has grown; then wait for
-# it and return its status.
+# progress WHAT PID [HOW-FAR]: while PID runs, say every 30 seconds what it
+# does, for how long, and how far it has got (the output of the shell
+# command HOW-FAR); then wait for it and return its status.  make check
+# sets VHCA_PROGRESS_FD to its console, where the lines are KTAP
+# diagnostics; elsewhere they go to standard error.
 progress() {
-	local what=$1 pid=$2 path=${3:-} t0=$SECONDS n sz
+	local what=$1 pid=$2 how=${3:-} t0=$SECONDS n far line
 	while kill -0 "$pid" 2>/dev/null; do
 		for n in $(seq 30); do
 			kill -0 "$pid" 2>/dev/null || break 2
 			sleep 1
 		done
-		sz=
-		[ -n "$path" ] && sz=", $(du -smx "$path" 2>/dev/null | cut -f1) MB so far"
-		log "$what: $((SECONDS - t0)) s$sz"
+		far=
+		[ -n "$how" ] && far=", $(eval "$how" 2>/dev/null)"
+		line="$what: $((SECONDS - t0)) s$far"
+		if [ -n "${VHCA_PROGRESS_FD:-}" ]; then
+			echo "# vhca: $line" >&"$VHCA_PROGRESS_FD"
+		else
+			log "$line"
+		fi
 	done
 	wait "$pid"
 }

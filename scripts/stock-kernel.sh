@@ -94,7 +94,8 @@ rm -rf "$DL"
 mkdir -p "$DL"
 chmod 777 "$DL"
 # shellcheck disable=SC2046
-(cd "$DL" && "${APT[@]}" sh -c "cd ${DL#"$ROOT"} && apt-get download -q $(pkgs "$V")" >/dev/null 2>&1) ||
+(cd "$DL" && "${APT[@]}" sh -c "cd ${DL#"$ROOT"} && apt-get download -q $(pkgs "$V")" >/dev/null 2>&1) &
+progress "downloading linux $V" $! "echo \$(du -sm '$DL' | cut -f1) MB" ||
 	die "apt-get download of the $V kernel packages failed"
 for deb in "$DL"/*.deb; do
 	dpkg-deb -x "$deb" "$OUT/root"

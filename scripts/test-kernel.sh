@@ -79,7 +79,10 @@ while IFS= read -r line; do
 done <"$FRAG"
 [ $dropped = 0 ] || die "test kernel config: options above were refused (see $FRAG)"
 
-"${MK[@]}" bzImage modules
+"${MK[@]}" bzImage modules &
+progress "building the debug test kernel" $! \
+	"echo \$(find '$K' -name '*.o' | wc -l) objects built" ||
+	die "the debug test kernel's build failed"
 "${MK[@]}" -s INSTALL_MOD_PATH="$OUT/modroot" INSTALL_MOD_STRIP=1 modules_install
 # The guest needs only modules; drop the build/source links into the tree.
 KVER=$(cat "$K/include/config/kernel.release")

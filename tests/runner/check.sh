@@ -78,6 +78,11 @@ NFAIL=0
 NSKIP=0
 NRES=0
 T0=$(date +%s)
+# The long silent phases (apt, kernel downloads, debootstrap, the debug
+# kernel's build) say how far they are every 30 s, on this console
+# (scripts/lib.sh's progress), from inside the stages that log elsewhere.
+exec {VHCA_PROGRESS_FD}>&1
+export VHCA_PROGRESS_FD
 STAGES=()
 declare -A SECS=()
 FAILED=()
