@@ -81,6 +81,14 @@ $(BUILD)/tests/vhca_fuzz: $(FUZZ_SRCS) $(wildcard tests/progs/vhca_fuzz/*.h) $(P
 	$(CC) -Wall -Wextra -O2 -g -pthread -Iinclude/uapi -Iproviders/vhca \
 		-Itests/lib -o $@ $(FUZZ_SRCS) -libverbs
 
+# vhca_fuzz_net: its main (tests/progs/vhca_fuzz_net.c) and its parts, one
+# file a concern (tests/progs/vhca_fuzz_net/); netem runs a second thread.
+FUZZ_NET_SRCS := tests/progs/vhca_fuzz_net.c $(wildcard tests/progs/vhca_fuzz_net/*.c)
+$(BUILD)/tests/vhca_fuzz_net: $(FUZZ_NET_SRCS) $(wildcard tests/progs/vhca_fuzz_net/*.h) $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -O2 -g -pthread -Iinclude/uapi -Iproviders/vhca \
+		-Itests/lib -o $@ $(FUZZ_NET_SRCS) -libverbs
+
 $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(PROG_CC)
