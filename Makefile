@@ -47,7 +47,9 @@ provider-check:
 	$(MAKE) -C providers/vhca check
 
 # The provider for every recorded private ABI, each layout proved against
-# the real headers of its releases (RDMA_CORE_GIT: an rdma-core clone).
+# the real headers of its releases: Debian's source packages of the trixie
+# and sid roots (scripts/distro-root.sh) where they have the release, else
+# RDMA_CORE_GIT, an rdma-core clone; a release with neither is skipped.
 provider-abis:
 	$(MAKE) -s -C providers/vhca abis
 

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# usage: rdma-core-headers.sh GIT_DIR RELEASE OUT
+# usage: rdma-core-headers.sh SOURCE RELEASE OUT
 #
-# What building the provider for rdma-core RELEASE (a major version: 57
-# means tag v57.0 of the rdma-core clone GIT_DIR) needs on a host that has
-# another libibverbs-dev, extracted and generated into OUT:
+# What building the provider for rdma-core RELEASE (a major version) needs
+# on a host that has another libibverbs-dev, extracted and generated into
+# OUT, from SOURCE: an rdma-core clone (tag vRELEASE.0, e.g. v57.0) or an
+# unpacked source tree of that release (a release tarball, as Debian's
+# source package has it: tests/debian-rdma-core.sh), whose CMakeLists.txt
+# must say PACKAGE_VERSION RELEASE.x:
 #
 #   OUT/pub/     the headers that release's libibverbs-dev installs
 #                (infiniband/verbs.h and the other published ones,
@@ -25,30 +28,49 @@
 # for a default build, reduced to what needs no configure step: PABI from
 # its CMakeLists.txt, IOCTL_MODE both (3), SIZEOF_LONG 8 (x86_64), every
 # #cmakedefine off, every path empty.  driver.h's layouts use none of the
-# values but IBVERBS_PABI_VERSION.  OUT/.done marks a complete extraction.
+# values but IBVERBS_PABI_VERSION.  OUT/.done marks a complete extraction
+# and names its source: another SOURCE extracts again.
 set -euo pipefail
-git_dir=$1 release=$2 out=$3
+source=$1 release=$2 out=$3
 tag=v$release.0
+# What a build needs of the source.
+PATHS=(CMakeLists.txt libibverbs ccan util kernel-headers buildlib/config.h.in
+       buildlib/make_abi_structs.py)
 
-if [ -e "$out/.done" ]; then
-	exit 0
-fi
-if ! git -C "$git_dir" rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
-	echo "rdma-core-headers.sh: no tag $tag in $git_dir" >&2
+if git -C "$source" rev-parse -q --verify "refs/tags/$tag" >/dev/null 2>&1
+then
+	from="git $source $tag"
+elif [ -f "$source/CMakeLists.txt" ]; then
+	from="tree $(cd "$source" && pwd)"
+else
+	echo "rdma-core-headers.sh: $source is neither a clone with tag $tag" \
+		"nor an rdma-core source tree" >&2
 	exit 1
+fi
+if [ "$(cat "$out/.done" 2>/dev/null)" = "$from" ]; then
+	exit 0
 fi
 rm -rf "$out"
 mkdir -p "$out/src" "$out/pub/infiniband" "$out/pub/rdma" \
 	"$out/full/infiniband" "$out/full/kernel-abi" "$out/stub"
-git -C "$git_dir" archive "$tag" CMakeLists.txt libibverbs ccan util \
-	kernel-headers buildlib/config.h.in buildlib/make_abi_structs.py |
-	tar -x -C "$out/src"
 src=$out/src
+if [ "${from%% *}" = tree ]; then
+	tar -C "$source" -c "${PATHS[@]}" | tar -x -C "$src"
+	version=$(sed -n 's/^set(PACKAGE_VERSION "\([0-9]*\)\..*")$/\1/p' \
+		"$src/CMakeLists.txt")
+	if [ "$version" != "$release" ]; then
+		echo "rdma-core-headers.sh: $source is rdma-core" \
+			"${version:-of no version}, not $release" >&2
+		exit 1
+	fi
+else
+	git -C "$source" archive "$tag" "${PATHS[@]}" | tar -x -C "$src"
+fi
 
 pabi=$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' \
 	"$src/CMakeLists.txt")
 if [ -z "$pabi" ]; then
-	echo "rdma-core-headers.sh: $tag: no IBVERBS_PABI_VERSION" >&2
+	echo "rdma-core-headers.sh: ${from#* }: no IBVERBS_PABI_VERSION" >&2
 	exit 1
 fi
 
@@ -79,7 +101,7 @@ sed -n '/^IBVERBS_PRIVATE_/,/^};/p' "$src/libibverbs/libibverbs.map.in" |
 	sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);$/\1/p' \
 	>"$out/stub/symbols"
 if ! grep -qx "verbs_register_driver_$pabi" "$out/stub/symbols"; then
-	echo "rdma-core-headers.sh: $tag: no verbs_register_driver_$pabi" >&2
+	echo "rdma-core-headers.sh: ${from#* }: no verbs_register_driver_$pabi" >&2
 	exit 1
 fi
 sed 's/.*/void &(void) {}/' "$out/stub/symbols" >"$out/stub/stub.c"
@@ -96,4 +118,4 @@ ${CC:-gcc} -shared -fPIC -fno-builtin -w -Wl,-soname,libibverbs.so.1 \
 
 echo "$pabi" >"$out/pabi"
 rm -rf "$src"
-touch "$out/.done"
+echo "$from" >"$out/.done"
