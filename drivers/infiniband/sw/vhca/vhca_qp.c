@@ -46,7 +46,8 @@ static void vhca_flush_cqe(struct vhca_qp *qp, struct ib_cq *ibcq, u64 wr_id,
  * Complete every posted WQE of the send (send) or the receive queue with a
  * flush error.  The head comes from the doorbell record: for a user QP it
  * is untrusted, and a head that is not within the ring's count of the tail
- * is taken as "nothing posted".
+ * is taken as "nothing posted".  A send WQE the requester fetched already
+ * is flushed from its copy, never read from the ring again.
  */
 static void vhca_qp_flush(struct vhca_qp *qp, bool send)
 {
@@ -55,6 +56,7 @@ static void vhca_qp_flush(struct vhca_qp *qp, bool send)
 	unsigned int queue = send ? 0 : 1;
 	const struct vhca_send_wqe *wqe;
 	enum ib_wc_opcode opcode;
+	struct vhca_swqe *swqe;
 	u32 head, pending;
 	u64 wr_id;
 
@@ -67,11 +69,18 @@ static void vhca_qp_flush(struct vhca_qp *qp, bool send)
 	/* The WQEs are read only after the head that published them. */
 	smp_rmb();
 	while (pending--) {
-		/* A receive WQE starts with its wr_id too. */
-		wqe = vhca_ring_slot(ring, *tail);
-		wr_id = READ_ONCE(wqe->wr_id);
-		opcode = send ? vhca_wc_opcode(READ_ONCE(wqe->opcode)) :
-				IB_WC_RECV;
+		swqe = send && qp->req.swqe ? vhca_qp_swqe(qp, *tail) : NULL;
+		if (swqe && swqe->fetched) {
+			swqe->fetched = false;
+			wr_id = swqe->hdr.wr_id;
+			opcode = vhca_wc_opcode(swqe->hdr.opcode);
+		} else {
+			/* A receive WQE starts with its wr_id too. */
+			wqe = vhca_ring_slot(ring, *tail);
+			wr_id = READ_ONCE(wqe->wr_id);
+			opcode = send ? vhca_wc_opcode(READ_ONCE(wqe->opcode)) :
+					IB_WC_RECV;
+		}
 		(*tail)++;
 		/* The slot is free before its CQE appears. */
 		smp_store_release(&qp->recs.st->tail[queue], *tail);

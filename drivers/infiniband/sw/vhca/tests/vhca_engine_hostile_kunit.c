@@ -389,6 +389,33 @@ static void engine_sq_head_backwards_unsent(struct kunit *test)
 }
 
 /*
+ * A WQE in flight is flushed from the requester's copy: rewriting its
+ * slot after the fetch changes neither the wr_id nor the opcode of its
+ * flush completion.  One still unfetched is read from the ring.
+ */
+static void engine_flush_from_copy(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *slot;
+	struct ib_wc wc;
+
+	slot = vhca_ring_slot(&t->req->sq, t->req->recs.db->head[0]);
+	post_send(t, 1, VHCA_WR_SEND, t->local, 8, 0);
+	vhca_req_run(t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+	WRITE_ONCE(slot->wr_id, 0xbad);
+	WRITE_ONCE(slot->opcode, VHCA_WR_RDMA_READ);
+	post_send(t, 2, VHCA_WR_SEND, t->local, 8, 0);
+	vhca_qp_set_state(t->req, IB_QPS_ERR);
+	KUNIT_ASSERT_EQ(test, vhca_poll_cq(&t->send_cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	expect_cqe(test, t->send_cq, 2, IB_WC_WR_FLUSH_ERR, 0);
+	expect_no_cqe(test, t->send_cq);
+}
+
+/*
  * The bug classes rxe and siw fixed in 2026, one check each where the
  * engine alone shows them.
  */
@@ -569,6 +596,7 @@ static struct kunit_case vhca_engine_hostile_cases[] = {
 	KUNIT_CASE(engine_write_past_max_msg),
 	KUNIT_CASE(engine_sq_head_backwards),
 	KUNIT_CASE(engine_sq_head_backwards_unsent),
+	KUNIT_CASE(engine_flush_from_copy),
 	KUNIT_CASE(engine_unknown_opcode_no_state),
 	KUNIT_CASE(engine_pad_checked_first),
 	KUNIT_CASE(engine_atomic_write_not_8_bytes),
