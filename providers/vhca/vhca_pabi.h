@@ -9,14 +9,15 @@
  * RDMA_CORE; default 44, Debian 12's).  Each release exports it under one
  * symbol version, IBVERBS_PRIVATE_<VHCA_PABI_VERSION>:
  *
- *   rdma-core  36-56  57-58  59-61  62-63  64
- *   PABI       34     57     59     59     64
+ *   rdma-core  36-56  57-58  59-61  62-63  64  65
+ *   PABI       34     57     59     59     64  65
  *
  * 44 added the ATOMIC WRITE work request (and ibv_qp_ex's wr_atomic_write)
  * to verbs.h, which builds for 36 to 43 leave out; 57 added
  * ibv_cmd_get_context()'s fd_arr; 59 ibv_cmd_create_cq_ex()'s prov_attr
  * and three ops; 62 two more ops under the same PABI 59 (so 59-61 and 62-63
- * need separate builds); 64 two more.  Every structure here is
+ * need separate builds); 64 two more; 65 ten, the completion counter
+ * ops (comp_cntr), and no prototype change.  Every structure here is
  * shared with libibverbs by layout only: tests/layout_test.c checks sizes
  * and offsets against the values recorded per release, which
  * tests/provider-abis.sh proves against the real driver.h of that release.
@@ -49,16 +50,18 @@
 #define VHCA_RDMA_CORE 44
 #endif
 
-#if VHCA_RDMA_CORE < 36 || VHCA_RDMA_CORE > 64
-#error "vhca_pabi.h knows rdma-core 36 to 64"
+#if VHCA_RDMA_CORE < 36 || VHCA_RDMA_CORE > 65
+#error "vhca_pabi.h knows rdma-core 36 to 65"
 #elif VHCA_RDMA_CORE < 57
 #define VHCA_PABI_VERSION 34
 #elif VHCA_RDMA_CORE < 59
 #define VHCA_PABI_VERSION 57
 #elif VHCA_RDMA_CORE < 64
 #define VHCA_PABI_VERSION 59
-#else
+#elif VHCA_RDMA_CORE < 65
 #define VHCA_PABI_VERSION 64
+#else
+#define VHCA_PABI_VERSION 65
 #endif
 
 #if defined(VHCA_PABI) && VHCA_PABI != VHCA_PABI_VERSION
@@ -66,7 +69,9 @@
 #endif
 
 /* The number of ops in verbs_context_ops. */
-#if VHCA_RDMA_CORE >= 64
+#if VHCA_RDMA_CORE >= 65
+#define VHCA_NUM_OPS 93
+#elif VHCA_RDMA_CORE >= 64
 #define VHCA_NUM_OPS 83
 #elif VHCA_RDMA_CORE >= 62
 #define VHCA_NUM_OPS 81
@@ -192,9 +197,13 @@ struct verbs_qp {
 
 /* Types of the ops newer releases added (their verbs.h defines them). */
 struct ibv_buf;
+struct ibv_comp_cntr;
+struct ibv_comp_cntr_caps;
+struct ibv_comp_cntr_init_attr;
 struct ibv_dmah;
 struct ibv_dmah_init_attr;
 struct ibv_mr_init_attr;
+struct ibv_qp_attach_comp_cntr_attr;
 
 /*
  * Every op a provider may implement, VHCA_NUM_OPS function pointers sorted
@@ -235,6 +244,11 @@ struct verbs_context_ops {
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+#if VHCA_RDMA_CORE >= 65
+	struct ibv_comp_cntr *(*create_comp_cntr)(
+		struct ibv_context *context,
+		struct ibv_comp_cntr_init_attr *attr);
+#endif
 	struct ibv_counters *(*create_counters)(
 		struct ibv_context *context,
 		struct ibv_counters_init_attr *init_attr);
@@ -269,6 +283,9 @@ struct verbs_context_ops {
 	int (*dealloc_td)(struct ibv_td *td);
 	int (*dereg_mr)(struct verbs_mr *vmr);
 	int (*destroy_ah)(struct ibv_ah *ah);
+#if VHCA_RDMA_CORE >= 65
+	int (*destroy_comp_cntr)(struct ibv_comp_cntr *comp_cntr);
+#endif
 	int (*destroy_counters)(struct ibv_counters *counters);
 	int (*destroy_cq)(struct ibv_cq *cq);
 	int (*destroy_flow)(struct ibv_flow *flow);
@@ -293,6 +310,11 @@ struct verbs_context_ops {
 	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
 	struct ibv_pd *(*import_pd)(struct ibv_context *context,
 				    uint32_t pd_handle);
+#if VHCA_RDMA_CORE >= 65
+	int (*inc_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+	int (*inc_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				 uint64_t amount);
+#endif
 	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
 				      struct ibv_flow_action_esp_attr *attr);
@@ -316,6 +338,14 @@ struct verbs_context_ops {
 			    struct ibv_ops_wr **bad_op);
 	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad_wr);
+#if VHCA_RDMA_CORE >= 65
+	int (*qp_attach_comp_cntr)(struct ibv_qp *qp,
+				   struct ibv_comp_cntr *comp_cntr,
+				   struct ibv_qp_attach_comp_cntr_attr *attr);
+	int (*query_comp_cntr_caps)(struct ibv_context *context,
+				    struct ibv_comp_cntr_caps *caps,
+				    size_t caps_size);
+#endif
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -334,9 +364,16 @@ struct verbs_context_ops {
 	int (*query_rt_values)(struct ibv_context *context,
 			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+#if VHCA_RDMA_CORE >= 65
+	int (*read_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+#endif
 	int (*read_counters)(struct ibv_counters *counters,
 			     uint64_t *counters_value, uint32_t ncounters,
 			     uint32_t flags);
+#if VHCA_RDMA_CORE >= 65
+	int (*read_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				  uint64_t *value);
+#endif
 	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
 				    uint64_t dm_offset, size_t length,
 				    unsigned int access);
@@ -353,7 +390,14 @@ struct verbs_context_ops {
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+#if VHCA_RDMA_CORE >= 65
+	int (*set_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+#endif
 	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+#if VHCA_RDMA_CORE >= 65
+	int (*set_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				 uint64_t value);
+#endif
 	void (*unimport_dm)(struct ibv_dm *dm);
 	void (*unimport_mr)(struct ibv_mr *mr);
 	void (*unimport_pd)(struct ibv_pd *pd);

@@ -304,11 +304,11 @@ fi
 # from an rdma-core clone (RDMA_CORE_GIT): skipped on a machine without one.
 static_checks() {
 	# The provider's ABIs: each release's headers from the Debian roots'
-	# rdma-core source packages (trixie's 56; the root made once, here
-	# when missing), else from an rdma-core clone (RDMA_CORE_GIT); the
-	# checks of a release with neither are skipped.
+	# rdma-core source packages (trixie's 56, sid's 65; the roots made
+	# once, here when missing), else from an rdma-core clone
+	# (RDMA_CORE_GIT); the checks of a release with neither are skipped.
 	if t_selected host/provider-abis; then
-		for suite in trixie; do
+		for suite in trixie sid; do
 			stage "provider-abis-root-$suite" \
 				"$LOGS/provider-abis-root-$suite.log" \
 				scripts/distro-root.sh "$suite" || [ $? = 77 ] ||

@@ -114,6 +114,27 @@
 	FACT_SIZE(ibv_open_xrcd)					\
 	FACT_SIZE(ibv_open_qp)
 
+/* 65's completion counter ops, by the letter they sort under. */
+#if VHCA_RDMA_CORE >= 65
+#define FACTS_OPS_65_C FACT_OP(create_comp_cntr)
+#define FACTS_OPS_65_D FACT_OP(destroy_comp_cntr)
+#define FACTS_OPS_65_I FACT_OP(inc_comp_cntr) FACT_OP(inc_err_comp_cntr)
+#define FACTS_OPS_65_Q FACT_OP(qp_attach_comp_cntr)			\
+	FACT_OP(query_comp_cntr_caps)
+#define FACTS_OPS_65_R1 FACT_OP(read_comp_cntr)
+#define FACTS_OPS_65_R2 FACT_OP(read_err_comp_cntr)
+#define FACTS_OPS_65_S1 FACT_OP(set_comp_cntr)
+#define FACTS_OPS_65_S2 FACT_OP(set_err_comp_cntr)
+#else
+#define FACTS_OPS_65_C
+#define FACTS_OPS_65_D
+#define FACTS_OPS_65_I
+#define FACTS_OPS_65_Q
+#define FACTS_OPS_65_R1
+#define FACTS_OPS_65_R2
+#define FACTS_OPS_65_S1
+#define FACTS_OPS_65_S2
+#endif
 #if VHCA_RDMA_CORE >= 64
 #define FACTS_OPS_64_A FACT_OP(alloc_buf)
 #define FACTS_OPS_64_F FACT_OP(free_buf)
@@ -145,31 +166,35 @@
 	FACT_OP(alloc_parent_domain) FACT_OP(alloc_pd) FACT_OP(alloc_td) \
 	FACT_OP(async_event) FACT_OP(attach_counters_point_flow)	\
 	FACT_OP(attach_mcast) FACT_OP(bind_mw) FACT_OP(close_xrcd)	\
-	FACT_OP(cq_event) FACT_OP(create_ah) FACT_OP(create_counters)	\
+	FACT_OP(cq_event) FACT_OP(create_ah) FACTS_OPS_65_C		\
+	FACT_OP(create_counters)					\
 	FACT_OP(create_cq) FACT_OP(create_cq_ex) FACT_OP(create_flow)	\
 	FACT_OP(create_flow_action_esp) FACT_OP(create_qp)		\
 	FACT_OP(create_qp_ex) FACT_OP(create_rwq_ind_table)		\
 	FACT_OP(create_srq) FACT_OP(create_srq_ex) FACT_OP(create_wq)	\
 	FACTS_OPS_59_D FACT_OP(dealloc_mw) FACT_OP(dealloc_pd)		\
 	FACT_OP(dealloc_td) FACT_OP(dereg_mr) FACT_OP(destroy_ah)	\
-	FACT_OP(destroy_counters) FACT_OP(destroy_cq)			\
+	FACTS_OPS_65_D FACT_OP(destroy_counters) FACT_OP(destroy_cq)	\
 	FACT_OP(destroy_flow) FACT_OP(destroy_flow_action)		\
 	FACT_OP(destroy_qp) FACT_OP(destroy_rwq_ind_table)		\
 	FACT_OP(destroy_srq) FACT_OP(destroy_wq) FACT_OP(detach_mcast)	\
 	FACTS_OPS_62_D FACTS_OPS_64_F FACT_OP(free_context)		\
 	FACT_OP(free_dm) FACT_OP(get_srq_num) FACT_OP(import_dm)	\
-	FACT_OP(import_mr) FACT_OP(import_pd) FACT_OP(modify_cq)	\
+	FACT_OP(import_mr) FACT_OP(import_pd) FACTS_OPS_65_I		\
+	FACT_OP(modify_cq)						\
 	FACT_OP(modify_flow_action_esp) FACT_OP(modify_qp)		\
 	FACT_OP(modify_qp_rate_limit) FACT_OP(modify_srq)		\
 	FACT_OP(modify_wq) FACT_OP(open_qp) FACT_OP(open_xrcd)		\
 	FACT_OP(poll_cq) FACT_OP(post_recv) FACT_OP(post_send)		\
-	FACT_OP(post_srq_ops) FACT_OP(post_srq_recv)			\
+	FACT_OP(post_srq_ops) FACT_OP(post_srq_recv) FACTS_OPS_65_Q	\
 	FACT_OP(query_device_ex) FACT_OP(query_ece) FACT_OP(query_port)	\
 	FACTS_OPS_62_Q FACT_OP(query_qp) FACT_OP(query_qp_data_in_order) \
-	FACT_OP(query_rt_values) FACT_OP(query_srq) FACT_OP(read_counters) \
+	FACT_OP(query_rt_values) FACT_OP(query_srq) FACTS_OPS_65_R1	\
+	FACT_OP(read_counters) FACTS_OPS_65_R2				\
 	FACT_OP(reg_dm_mr) FACT_OP(reg_dmabuf_mr) FACT_OP(reg_mr)	\
 	FACTS_OPS_59_R FACT_OP(req_notify_cq) FACT_OP(rereg_mr)		\
-	FACT_OP(resize_cq) FACT_OP(set_ece) FACT_OP(unimport_dm)	\
+	FACT_OP(resize_cq) FACTS_OPS_65_S1 FACT_OP(set_ece)		\
+	FACTS_OPS_65_S2 FACT_OP(unimport_dm)				\
 	FACT_OP(unimport_mr) FACT_OP(unimport_pd)
 
 #endif /* VHCA_LAYOUT_FACTS_H */

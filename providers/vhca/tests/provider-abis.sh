@@ -41,7 +41,7 @@ CC=${CC:-gcc}
 # PABI:R:RELEASES
 # shellcheck disable=SC2054 # the commas are within the elements
 ABIS=(34:36:36,43 34:44:44 34:45:45,56 57:57:57,58 59:59:59,61 59:62:62,63
-      64:64:64)
+      64:64:64 65:65:65)
 # The Debian roots whose rdma-core source can serve a release.
 SUITES=(trixie sid)
 SRCS=(vhca.c vhca_verbs.c vhca_post.c vhca_qpex.c vhca_cqex.c vhca_srq.c)
