@@ -271,8 +271,12 @@ void vhca_copy_sges(struct vhca_sge *dst, const struct ibv_sge *src,
 int vhca_sq_kick(struct vhca_qp *qp);
 
 /* vhca_qpex.c: the ibv_qp_ex work-request API. */
-/* 0, or EOPNOTSUPP for send_ops a QP of this type cannot have. */
-int vhca_qpex_check_ops(enum ibv_qp_type type, uint64_t send_ops);
+/*
+ * 0, or EOPNOTSUPP for send_ops a QP of this type cannot have, or that
+ * the kernel cannot carry (ATOMIC WRITE before Linux 6.2).
+ */
+int vhca_qpex_check_ops(struct ibv_context *ibctx, enum ibv_qp_type type,
+			uint64_t send_ops);
 /* Installs the API on a created QP; send_ops passed the check. */
 void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops);
 

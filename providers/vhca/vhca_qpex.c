@@ -45,14 +45,35 @@
 			   VHCA_QPEX_ATOMIC_WRITE | \
 			   IBV_QP_EX_WITH_SEND_WITH_INV)
 
-int vhca_qpex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
+/*
+ * The kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE (Linux 6.2), in the
+ * device_cap_flags_ex of query_device_ex: vhca sets it where the kernel's
+ * verbs have ATOMIC WRITE, and refuses the operation where they do not.
+ */
+#define VHCA_DEVICE_ATOMIC_WRITE (1ULL << 40)
+
+static bool vhca_device_atomic_write(struct ibv_context *ibctx)
+{
+	struct ibv_device_attr_ex attr;
+
+	return !ibv_query_device_ex(ibctx, NULL, &attr) &&
+	       (attr.device_cap_flags_ex & VHCA_DEVICE_ATOMIC_WRITE);
+}
+
+int vhca_qpex_check_ops(struct ibv_context *ibctx, enum ibv_qp_type type,
+			uint64_t send_ops)
 {
 	uint64_t ops = type == IBV_QPT_RC ? VHCA_QPEX_RC_OPS :
 		       type == IBV_QPT_UC ? VHCA_QPEX_UC_OPS :
 		       type == IBV_QPT_UD ? VHCA_QPEX_UD_OPS :
 		       type == IBV_QPT_XRC_SEND ? VHCA_QPEX_XRC_OPS : 0;
 
-	return send_ops & ~ops ? EOPNOTSUPP : 0;
+	if (send_ops & ~ops)
+		return EOPNOTSUPP;
+	if ((send_ops & VHCA_QPEX_ATOMIC_WRITE) &&
+	    !vhca_device_atomic_write(ibctx))
+		return EOPNOTSUPP;
+	return 0;
 }
 
 /* The batch fails with its first error; no WQE is being built any more. */

@@ -564,7 +564,7 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		send_ops = attr->send_ops_flags;
-		err = vhca_qpex_check_ops(attr->qp_type, send_ops);
+		err = vhca_qpex_check_ops(ibctx, attr->qp_type, send_ops);
 		if (err) {
 			errno = err;
 			return NULL;

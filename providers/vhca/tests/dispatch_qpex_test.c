@@ -450,6 +450,33 @@ TEST_F(rts, atomic_write)
 	else
 		atomic_write_refused(&self->o);
 }
+
+/*
+ * A kernel before 6.2 has no ATOMIC WRITE (no capability bit): a QP that
+ * asks for it is refused before the kernel is asked; one without it is
+ * created as ever.
+ */
+TEST_F(cq, atomic_write_old_kernel)
+{
+	struct objs *o = &self->o;
+	unsigned int creates = fk.cmds[IB_USER_VERBS_CMD_CREATE_QP];
+	struct ibv_qp *qp;
+
+	fk.before_6_2 = true;
+	errno = 0;
+	qp = create_qp_ex(o, IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
+			  IBV_QP_EX_WITH_ATOMIC_WRITE);
+	check(!qp && errno == EOPNOTSUPP &&
+	      fk.cmds[IB_USER_VERBS_CMD_CREATE_QP] == creates,
+	      "create_qp_ex with ATOMIC WRITE, kernel without it: EOPNOTSUPP",
+	      "qp %p, errno %d", (void *)qp, errno);
+	qp = create_qp_ex(o, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	check(qp != NULL, "create_qp_ex without it, same kernel: created",
+	      "errno %d", errno);
+	if (qp)
+		ibv_destroy_qp(qp);
+	fk.before_6_2 = false;
+}
 #endif
 
 /* UD: the address of a datagram, and RDMA refused on it. */

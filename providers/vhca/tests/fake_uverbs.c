@@ -828,6 +828,9 @@ static int fake_command(const void *buf, size_t len)
 		memset(&r, 0, sizeof(r));
 		fill_device_resp(&r.base);
 		r.hca_core_clock = FAKE_CLOCK_KHZ;
+		/* IB_UVERBS_DEVICE_ATOMIC_WRITE, from Linux 6.2 */
+		if (!fk.before_6_2)
+			r.device_cap_flags_ex = 1ULL << 40;
 		if (resp_len > sizeof(r))
 			resp_len = sizeof(r);
 		r.response_length = resp_len;

@@ -106,6 +106,7 @@ struct fake_kernel {
 	unsigned int fail_cmd;	/* inject: this command fails once ... */
 	int fail_err;		/* ... with this error */
 	bool bad_qp_resp;	/* inject: CREATE_QP answers an odd SQ count */
+	bool before_6_2;	/* inject: a kernel without ATOMIC WRITE */
 	unsigned int get_context, query_device, ex_query_device, query_port;
 	unsigned int other_cmds, bad_cmds, ioctls, netlink_refused;
 	unsigned int writes;	/* every write() on a uverbs fd */
