@@ -14,6 +14,12 @@
 #   netem-corrupt  netem corruption on vhca1's end under verified traffic:
 #                  vhca0's rx_icrc_errors above 0 and at most the corrupted
 #                  frames that reached veth0, every placed byte right
+#   boundary       every opcode with each length, offset and count field at
+#                  0, 1, PMTU-1, PMTU, PMTU+1, 2^31, 2^32-1 to an RC, a UC
+#                  and a UD QP, and how each was taken
+#   mismatch       the victim's requests (SEND, WRITE, READ, atomics)
+#                  answered only wrongly (kind, length, PSN): none may
+#                  complete with success
 #
 # FUZZ_SECS (the fuzzing time of each scenario) and FUZZ_SEED (the
 # injector's seed, random and printed unless set: "# seed=N"; the same
@@ -33,6 +39,9 @@ PROG=$VHCA_TOP/build/tests/vhca_fuzz_net
 T=/tmp/inject-test
 mkdir -p $T
 
+# The classes' time beyond the boundary sweep's first pass (always whole):
+# 3 s in make check, FUZZ_SECS under make fuzz.
+CLASS_SECS=${FUZZ_SECS:-3}
 if [ -z "${FUZZ_SECS:-}" ]; then
 	FUZZ_SECS=8
 	[ "${VHCA_KERNEL:-stock}" = debug ] && FUZZ_SECS=10
@@ -93,6 +102,46 @@ replay() {
 	storm replay
 }
 scenario replay replay $((FUZZ_SECS + 100)) debug
+
+# klass boundary|mismatch: the victim keeps the class's QPs (on vhca0, to
+# fake peers at vhca1's address) in service, the injector in peer aims at
+# them alone for CLASS_SECS; the victim's verdict adds the class's own
+# (no byte past the packets' reach changed; mismatch: no WQE answered
+# wrongly completed with success) to the storm's.
+klass() {
+	ports_two_ns
+	echo "# seed=$FUZZ_SEED (FUZZ_SEED=$FUZZ_SEED replays the input sequence)"
+	c0=$(coh outstanding)
+	rm -f $T/info $T/info.shm $T/stop
+	timeout "$(tmo $((CLASS_SECS + 120)))" $PROG victim vhca0 "$G0" vhca1 "$G1" \
+		$T/info $T/stop $(($(tmo $CLASS_SECS) + 180)) "$1" >$T/victim.out 2>&1 &
+	vp=$!
+	check "the victim is ready" wait_for "$(tmo 30)" test -e $T/info
+	timeout "$(tmo $((CLASS_SECS + 90)))" ip netns exec peer $PROG inject \
+		--seed "$FUZZ_SEED" --secs "$CLASS_SECS" $T/info veth1 10.0.0.1 10.0.0.2 \
+		"$1" >$T/inject.out 2>&1
+	ic=$?
+	relay injector $T/inject.out
+	check "the injector exits 0 (exit status $ic)" test $ic = 0
+	: >$T/stop
+	wait $vp
+	vc=$?
+	relay victim $T/victim.out
+	check "the victim exits 0 (exit status $vc)" test $vc = 0
+	rdma statistic show link vhca0/1
+	check "vhca0's coherent buffers back to their count before the victim ($c0)" \
+		wait_for 10 coh_is "$c0"
+}
+
+boundary() {
+	klass boundary
+}
+scenario boundary boundary $((CLASS_SECS + 100)) debug
+
+mismatch() {
+	klass mismatch
+}
+scenario mismatch mismatch $((CLASS_SECS + 100)) debug
 
 # netem corrupts one bit of the linear part of a packet (Ethernet, IP,
 # UDP headers and payload: vhca sends UDP checksum 0, so nothing but the

@@ -2,8 +2,8 @@
 /*
  * vhca_fuzz_net: hostile RoCEv2 from the network, and its verdict.
  *
- *   vhca_fuzz_net victim DEV0 GID0 DEV1 GID1 INFO STOP SECS
- *   vhca_fuzz_net inject --seed N --secs S INFO IFNAME DST SRC [replay]
+ *   vhca_fuzz_net victim DEV0 GID0 DEV1 GID1 INFO STOP SECS [CLASS]
+ *   vhca_fuzz_net inject --seed N --secs S INFO IFNAME DST SRC [replay|CLASS]
  *   vhca_fuzz_net netem DEV0 GID0 DEV1 GID1 SECS IFNAME
  *
  * victim drives both ends (RDMA devices are visible from every namespace):
@@ -41,9 +41,19 @@
  * (the frames netem corrupted that reached the victim), and prints
  * "# corrupted=N" for the script to compare with vhca's rx_icrc_errors.
  *
+ * CLASS, boundary or mismatch, given to both: the victim keeps QPs of
+ * the class's own on DEV0 (to fake peers that never answer) and shares
+ * their state with the injector through INFO.shm; the injector aims at
+ * them alone for S seconds.  boundary: every opcode with each length,
+ * offset and count field at 0, 1, PMTU-1, PMTU, PMTU+1, 2^31, 2^32-1,
+ * counting how each was taken; mismatch: the victim's requests answered
+ * only with the wrong kind, length or PSN, none of which may complete
+ * them with success.
+ *
  * The parts, one file a concern (vhca_fuzz_net/): wire.c (the ICRC,
  * captured frames), verbs.c (the victim's objects and verified
- * transfers), victim.c, netem.c, inject.c.
+ * transfers), victim.c, netem.c, inject.c, and the classes: sweep.c (the
+ * victim's side), boundary.c, mismatch.c.
  */
 
 #define VHCA_FUZZ_NET_MAIN
@@ -105,7 +115,7 @@ int main(int argc, char **argv)
 		wait_s = atof(getenv("VHCA_FUZZ_WAIT"));
 	rng_state = getenv("FUZZ_SEED") ? strtoull(getenv("FUZZ_SEED"), NULL, 0) :
 				    (uint64_t)time(NULL);
-	if (argc == 9 && !strcmp(argv[1], "victim"))
+	if ((argc == 9 || argc == 10) && !strcmp(argv[1], "victim"))
 		return victim(argv + 2);
 	if (argc == 8 && !strcmp(argv[1], "netem"))
 		return netem(argv + 2);

@@ -8,13 +8,13 @@
 
 static struct target tg[16];
 static int ntg;
-static uint32_t dst_ip, src_ip, ro_rkey;
+uint32_t dst_ip, src_ip, ro_rkey;
 static uint64_t ro_va;
-static int raw_fd, cap_fd;
+int raw_fd, cap_fd;
 static uint8_t cap[MAX_CAP][1500];
 static size_t cap_len[MAX_CAP];
 static int ncap;
-static unsigned long sent, sent_bad_icrc, sent_src_random;
+unsigned long sent, sent_bad_icrc, sent_src_random;
 
 static void read_info(const char *path)
 {
@@ -54,7 +54,7 @@ static struct target *by_qpn(uint32_t qpn, bool peer)
 	return NULL;
 }
 
-static bool is_response(uint8_t op)
+bool is_response(uint8_t op)
 {
 	return op >= 0x0d && op <= 0x12;
 }
@@ -95,10 +95,10 @@ static void sniff(void)
 	}
 }
 
-static uint8_t pkt[1600];
+uint8_t pkt[1600];
 
 /* The IPv4 and UDP headers of an IB part of iblen bytes, from src. */
-static void ip_udp(uint32_t src, size_t iblen)
+void ip_udp(uint32_t src, size_t iblen)
 {
 	size_t tot = 28 + iblen;
 
@@ -117,7 +117,7 @@ static void ip_udp(uint32_t src, size_t iblen)
 	put16(pkt + 24, iblen + 8);
 }
 
-static void send_pkt(size_t tot)
+void send_pkt(size_t tot)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET };
 
@@ -129,7 +129,7 @@ static void send_pkt(size_t tot)
 }
 
 /* The extended headers an opcode carries after the BTH, in bytes. */
-static size_t ext_len(uint8_t op, bool *reth, bool *aeth, bool *imm,
+size_t ext_len(uint8_t op, bool *reth, bool *aeth, bool *imm,
 		      bool *deth, bool *atom)
 {
 	uint8_t o = op & 0x1f;
@@ -406,6 +406,26 @@ static void replay_one(void)
 		send_pkt(n);
 }
 
+/* A class of its own (boundary.c, mismatch.c) to the victim's QPs of it. */
+static int inject_class(const char *info, const char *cls, double t_end)
+{
+	struct sw_shm *sh = sw_map(info);
+	double t0 = now_s();
+
+	while (sh->magic != SW_MAGIC && now_s() - t0 < 10)
+		usleep(10000);
+	__sync_synchronize();
+	if (sh->magic != SW_MAGIC || sh->n != SW_QPS)
+		fatal("the victim's shared file describes its class's QPs");
+	if (!strcmp(cls, "boundary"))
+		boundary(sh, t_end);
+	else
+		mismatch_class(sh, t_end);
+	ktap_diag("%lu packets sent", sent);
+	result(sent > 0, "crafted packets sent", "none could be sent");
+	return exit_status();
+}
+
 int inject(int argc, char **argv)
 {
 	uint64_t seed = 0;
@@ -425,7 +445,7 @@ int inject(int argc, char **argv)
 			break;
 	}
 	if (argc - i < 4) {
-		fprintf(stderr, "inject --seed N --secs S INFO IFNAME DST SRC [replay]\n");
+		fprintf(stderr, "inject --seed N --secs S INFO IFNAME DST SRC [replay|boundary|mismatch]\n");
 		return 2;
 	}
 	replay = argc - i > 4 && !strcmp(argv[i + 4], "replay");
@@ -441,6 +461,9 @@ int inject(int argc, char **argv)
 		fatal("raw IPv4 socket");
 	cap_fd = packet_socket(argv[i + 1]);
 	t_end = now_s() + secs;
+	if (argc - i > 4 && (!strcmp(argv[i + 4], "boundary") ||
+			     !strcmp(argv[i + 4], "mismatch")))
+		return inject_class(argv[i], argv[i + 4], t_end);
 	if (replay) {
 		/* the real traffic first: what is replayed */
 		while (ncap < MAX_CAP && now_s() < t_end - secs / 2) {

@@ -188,6 +188,74 @@ struct target {
 	uint32_t in_psn, out_psn;	/* learnt: last request to it, from it */
 };
 
+extern uint32_t dst_ip, src_ip;
+extern int raw_fd, cap_fd;
+extern unsigned long sent;
+extern uint8_t pkt[1600];
+
+bool is_response(uint8_t op);
+void ip_udp(uint32_t src, size_t iblen);
+void send_pkt(size_t tot);
+size_t ext_len(uint8_t op, bool *reth, bool *aeth, bool *imm, bool *deth,
+	       bool *atom);
 int inject(int argc, char **argv);
+
+/*
+ * ---- the boundary and mismatch classes: the victim's QPs for them
+ * (sweep.c) and what the injector sends them (boundary.c, mismatch.c)
+ *
+ * The victim shares with the injector a file (INFO.shm) that both map:
+ * each QP of the class, its key, its state and the completions it saw,
+ * so that the injector can tell how the victim took each packet.
+ */
+#define SW_QPS		3
+#define SW_REGION	65536		/* RDMA half, then the receive half */
+#define SW_RECV		2048		/* a receive WQE's buffer */
+#define SW_RECVS	16
+#define SW_CANARY	4096		/* the RDMA half's bytes past here */
+#define SW_PEER		0xfffe00	/* + index: the fake peers' QPNs */
+#define SW_RQ_PSN	0x100		/* every bring-up's receive PSN */
+
+enum sw_kind { SW_SEND, SW_WRITE, SW_READ, SW_CAS, SW_FAA, SW_KINDS };
+
+struct sw_qp {
+	uint32_t qpn, peer, type, rkey;	/* type: IBV_QPT_RC, UC or UD */
+	uint64_t va;			/* the RDMA half */
+	volatile uint32_t gen;		/* bring-ups so far */
+	volatile uint32_t ready;	/* in RTS, receives posted */
+	volatile uint32_t ncomp, last_status;
+	/* mismatch: the WQE outstanding, the answers sent to it */
+	volatile uint32_t cur_first, cur_last, cur_kind, cur_len;
+	volatile uint32_t ans_mask;
+};
+
+struct sw_shm {
+	uint32_t magic, mode, n;
+	struct sw_qp q[SW_QPS];
+};
+
+#define SW_MAGIC	0x76686361u
+#define MODE_BOUNDARY	1
+#define MODE_MISMATCH	2
+
+extern const char * const sw_kind_name[SW_KINDS];
+
+/* The mismatch class's answers (mismatch.c), a bit each in ans_mask. */
+enum mm {
+	MM_ACK_DUP, MM_ACK_AHEAD, MM_ACK_FAR, MM_READ_RESP_TO, MM_ATOM_ACK_TO,
+	MM_ACK_TO, MM_READ_SHORT, MM_READ_LONG, MM_READ_ONLY_MULTI,
+	MM_READ_MIDDLE_FIRST, MM_READ_LAST_EARLY, MM_READ_DUP, MM_READ_AHEAD,
+	MM_ATOM_DUP, MM_N
+};
+
+extern const char * const mm_name[MM_N];
+
+void sw_setup(int mode, const char *info);
+void sw_run(const char *stop, double secs);
+bool sw_verdict(void);
+void sw_teardown(void);
+struct sw_shm *sw_map(const char *info);
+void boundary(struct sw_shm *sh, double t_end);
+void mismatch_class(struct sw_shm *sh, double t_end);
 
 #endif /* VHCA_FUZZ_NET_H */

@@ -234,8 +234,16 @@ static void teardown(void)
 	ibv_close_device(e1.ctx);
 }
 
+/*
+ * argv[7], when set, names a class of the injector's (boundary,
+ * mismatch): the victim then keeps that class's QPs in service
+ * (sweep.c) instead of the storm's traffic.
+ */
 int victim(char **argv)
 {
+	int mode = !argv[7] ? 0 : !strcmp(argv[7], "boundary") ?
+		   MODE_BOUNDARY : MODE_MISMATCH;
+
 	setup(argv);
 	ud_setup();
 	states_setup();
@@ -245,11 +253,20 @@ int victim(char **argv)
 	ro.mr = ibv_reg_mr(e0.pd, ro.buf, PAGE, IBV_ACCESS_REMOTE_READ);
 	if (!ro.mr)
 		fatal("ibv_reg_mr (remote read only)");
+	if (mode)
+		sw_setup(mode, argv[4]);
 	write_info(argv[4]);
 	ktap_diag("victim ready: %d protected and %d target RC pairs, UD QP %u, QPs in %s..%s",
 		  N_PROT, N_TARG, ud_a.qp->qp_num, state_name[0], state_name[4]);
-	traffic(argv[5], atof(argv[6]), true);
+	if (mode)
+		sw_run(argv[5], atof(argv[6]));
+	else
+		traffic(argv[5], atof(argv[6]), true);
+	if (mode)
+		sw_verdict();
 	verdict();
+	if (mode)
+		sw_teardown();
 	teardown();
 	return exit_status();
 }
