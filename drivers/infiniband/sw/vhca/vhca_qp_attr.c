@@ -8,9 +8,15 @@
 
 #include "vhca.h"
 
-/* Local write means nothing to a QP, but verbs users set it: accepted. */
+/*
+ * Local write means nothing to a QP, but verbs users set it: accepted.  So
+ * are the FLUSH rights (rdma-core's own tests set them on every RC QP);
+ * they grant nothing: vhca neither advertises nor executes FLUSH, and
+ * drops a FLUSH request as it drops any opcode it does not know.
+ */
 #define VHCA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
 
 /* Attributes vhca does not implement: alternate paths, rate limits. */
 #define VHCA_QP_UNSUPPORTED (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \

@@ -269,6 +269,14 @@ static void vhca_qp_attribute_values(struct kunit *test)
 	BAD(rnr_retry, 8, IB_QPS_RTR, IB_QPS_RTS, rts);
 	BAD(max_rd_atomic, VHCA_MAX_QP_INIT_RD_ATOM + 1, IB_QPS_RTR, IB_QPS_RTS, rts);
 #undef BAD
+
+	/* Every right a verbs user may set on an RC QP (rdma-core 56's tests). */
+	valid_attr(&a);
+	a.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			    IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
+	KUNIT_EXPECT_EQ(test, vhca_qp_check_modify(IB_QPT_RC, IB_QPS_RESET,
+						   IB_QPS_INIT, &a, init), 0);
 }
 
 static void vhca_qp_caps(struct kunit *test)
