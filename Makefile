@@ -20,8 +20,10 @@
 #                   KDIR, PREFIX); make uninstall removes them
 #   make load       modprobe what the built vhca.ko depends on, insmod it
 #   make deb        vhca-dkms and ibverbs-provider-vhca into build/deb/
+#   make matrix-update  move scripts/pins to the registry's newest kernels
+#                   and roots' rdma-core, rerun the other kernels' stages
 #   make provider-abis  the provider for rdma-core's private ABIs 34, 57,
-#                   59 and 64, layouts proved per release (host only)
+#                   59, 64 and 65, layouts proved per release
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -32,12 +34,12 @@ KBUILD_FLAGS := W=1 CONFIG_INFINIBAND_VHCA=m
 KSRC := Kbuild drivers include
 
 .PHONY: all module module-debug provider provider-check provider-abis kbuild-check tests examples \
-	deps demo \
+	deps demo matrix-update \
 	check check-quick bench profile fuzz sparse sparse-debug checkpatch install uninstall load deb clean
 
 all: module provider tests
 
-# PABI=N (34, 57, 59, 64) or RDMA_CORE=N builds for another rdma-core
+# PABI=N (34, 57, 59, 64, 65) or RDMA_CORE=N builds for another rdma-core
 # (providers/vhca/README.md); by default for the installed one.
 provider:
 	$(MAKE) -C providers/vhca
@@ -214,6 +216,13 @@ uninstall:
 # into the running kernel, its dependencies first (scripts/pkg-load.sh).
 load:
 	scripts/pkg-load.sh $(BUILD)/$(if $(KDIR),kdir,stock)/drivers/infiniband/sw/vhca/vhca.ko
+
+# Move scripts/pins to what the registry offers today (remaking a root
+# whose rdma-core moved), then rerun the stages of the other kernels and
+# the pyverbs suites; a moved 6.12 pin wants the whole make check.
+matrix-update:
+	scripts/matrix-update.sh
+	$(MAKE) check T='host/build-6.1 host/sparse-6.1 host/build-7.2 host/sparse-7.2 host/provider-trixie host/provider-sid stock-6.1 sid trixie stock/pyverbs'
 
 # Debian packages (dpkg-buildpackage) and lintian's verdict: build/deb/.
 deb:

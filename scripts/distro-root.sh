@@ -36,23 +36,54 @@ finish() {
 	exit 0
 }
 
-[ -e "$OUT/.done" ] && finish
-command -v debootstrap >/dev/null || die "debootstrap missing: run 'make deps'"
-mkdir -p "$VHCA_CACHE"
-exec 9>"$VHCA_CACHE/.root-$SUITE.lock"
-flock 9
-[ -e "$OUT/.done" ] && finish
-
 PKGS=(
 	# the module build (headers added below) and make deb
 	build-essential bc bison flex libelf-dev kmod pkg-config
 	debhelper dh-dkms dkms dpkg-dev fakeroot lintian
-	# the provider build and the userland under test
+	# the provider build and the userland under test, with what the
+	# guest scripts of its smoke set run (NVMe over RDMA: nvme-cli, fio)
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
-	rdmacm-utils perftest python3-pyverbs iproute2
+	rdmacm-utils perftest python3-pyverbs iproute2 nvme-cli fio
 )
 if [ "$SUITE" = sid ]; then
 	PKGS+=(sparse "linux-headers-$(pin kernel 7.2)-amd64")
+fi
+
+# missing: those of PKGS the root has not installed.
+missing() {
+	local p
+	for p in "${PKGS[@]}"; do
+		[ "$(as_root chroot "$OUT" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
+			echo "$p"
+	done
+}
+
+# install PACKAGE...: apt-get install into the root, with progress lines.
+install() {
+	as_root chroot "$OUT" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $* && apt-get clean" \
+		>>"$OUT.log" 2>&1 &
+	progress "apt-get install in the $SUITE root" $! "echo \$(du -smx '$OUT' | cut -f1) MB" ||
+		die "installing into the $SUITE root failed; the last lines of $OUT.log:
+$(tail -n 5 "$OUT.log")"
+	rm -f "$OUT.log"
+}
+
+# A root made before PKGS grew gets what it lacks.
+if [ -e "$OUT/.done" ] && [ -z "$(missing)" ]; then
+	finish
+fi
+command -v debootstrap >/dev/null || die "debootstrap missing: run 'make deps'"
+mkdir -p "$VHCA_CACHE"
+exec 9>"$VHCA_CACHE/.root-$SUITE.lock"
+flock 9
+if [ -e "$OUT/.done" ]; then
+	add=$(missing)
+	if [ -n "$add" ]; then
+		log "adding to the $SUITE root: $(echo $add)"
+		install $add
+	fi
+	finish
 fi
 
 MIRROR=$(apt_mirror)
@@ -75,13 +106,7 @@ apt-config dump | grep -E '^Acquire::Check-(Valid-Until|Date) ' |
 # Nothing the packages carry may start a service.
 printf '#!/bin/sh\nexit 101\n' | as_root tee "$OUT/usr/sbin/policy-rc.d" >/dev/null
 as_root chmod 755 "$OUT/usr/sbin/policy-rc.d"
-as_root chroot "$OUT" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-	apt-get install -y -q --no-install-recommends ${PKGS[*]} && apt-get clean" \
-	>>"$OUT.log" 2>&1 &
-progress "apt-get install in the $SUITE root" $! "echo \$(du -smx '$OUT' | cut -f1) MB" ||
-	die "installing into the $SUITE root failed; the last lines of $OUT.log:
-$(tail -n 5 "$OUT.log")"
-rm -f "$OUT.log"
+install "${PKGS[@]}"
 
 have=$(chroot "$OUT" dpkg-query -W -f='${Version}' rdma-core)
 if [ "$have" != "$RDMA_PIN" ]; then

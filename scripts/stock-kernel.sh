@@ -113,7 +113,7 @@ fi
 if [ -n "$ROOT" ]; then
 	# Built inside the root (kbuild.sh), against its installed headers.
 	HDR=$ROOT/usr/src/linux-headers-$KVER
-	[ -d "$HDR" ] || die "the sid root has no $HDR"
+	[ -d "$HDR" ] || die "the sid root has no $HDR (distro-root.sh installs the pinned kernel's)"
 	echo "$ROOT" >"$OUT/chroot"
 else
 	HDR=$OUT/root/usr/src/linux-headers-$KVER
