@@ -4,7 +4,7 @@
 # second in a namespace of its own (a second host), then both in one.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 T=/tmp/cm-test
 mkdir -p $T
 P="ip netns exec peer"

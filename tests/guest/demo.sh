@@ -10,7 +10,7 @@
 . "$VHCA_TOP/tests/lib/guest.sh"
 
 # The provider, from the build tree: nothing is installed.
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 T=/tmp/demo
 mkdir -p $T
 # ib_write_bw: 64 KiB messages, BW_ITERS of them (32 MiB); ibv_rc_pingpong:

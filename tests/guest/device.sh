@@ -7,7 +7,7 @@
 # holding contexts across `rdma link delete` (DEVICE_FATAL, no crash).
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 CTX=$VHCA_TOP/build/tests/vhca_ctx
 IB=/sys/class/infiniband
 HDR=$VHCA_TOP/drivers/infiniband/sw/vhca/vhca_param.h

@@ -8,7 +8,7 @@
 # Also prints 2-byte latencies (ib_write_lat, ib_send_lat) both ways.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 T=/tmp/doorbell-test
 mkdir -p $T
 # Messages per run: 5000, of 64 KiB fewer on the debug kernel (~1 MB/s).

@@ -21,7 +21,7 @@
 # choices, not the timing (Documentation/testing.md).
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 FUZZ=$VHCA_TOP/build/tests/vhca_fuzz
 T=/tmp/fuzz-test
 mkdir -p $T

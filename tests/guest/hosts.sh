@@ -12,7 +12,7 @@
 . "$VHCA_TOP/tests/lib/guest.sh"
 . "$VHCA_TOP/tests/lib/nvme.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 T=/tmp/hosts-test
 mkdir -p $T
 case "${VHCA_ROLE:-}" in

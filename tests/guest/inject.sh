@@ -34,7 +34,7 @@
 # buffers are back to their count before the victim.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 PROG=$VHCA_TOP/build/tests/vhca_fuzz_net
 T=/tmp/inject-test
 mkdir -p $T

@@ -13,7 +13,7 @@
 # (both directions) in between.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 PROG=$VHCA_TOP/build/tests/vhca_rdma
 PEER="ip netns exec peer"
 T=/tmp/interop-test

@@ -8,7 +8,7 @@
 # device removal and rmmod while packets are being delivered locally.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 PROG=$VHCA_TOP/build/tests/vhca_rdma
 T=/tmp/local-test
 mkdir -p $T

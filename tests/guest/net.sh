@@ -11,7 +11,7 @@
 # wire.  On the stock kernel: RC over IPv6 between namespaces, each frame's
 # ICRC checked on the wire.
 . "$VHCA_TOP/tests/lib/guest.sh"
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 
 IB=/sys/class/infiniband
 T=/tmp/net-test
@@ -363,7 +363,7 @@ scenario rxe-port rxe_port 60
 # The victims' memory
 # stays as it was, rx_wrong_peer counts the packets, the pairs still work.
 wrong_peer() {
-	export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+	export RDMAV_DRIVERS=$VHCA_PROVIDER
 	ports_one_ns
 	ip netns add evil
 	ip -b - <<EOF

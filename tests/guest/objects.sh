@@ -7,7 +7,7 @@
 # rings of destroyed objects kept mapped, and the memory cgroup's charge.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 OBJ=$VHCA_TOP/build/tests/vhca_objects
 CTX=$VHCA_TOP/build/tests/vhca_ctx
 # Cycles of vhca_objects, each creating, modifying and destroying every

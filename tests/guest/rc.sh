@@ -7,7 +7,7 @@
 # ends, which must make the ports retransmit.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 T=/tmp/rc-test
 mkdir -p $T
 NETEM="loss 5% reorder 5% duplicate 1% delay 1ms"

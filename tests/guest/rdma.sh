@@ -7,7 +7,7 @@
 # duplication on both sides, which must make the ports retransmit.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
-export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
+export RDMAV_DRIVERS=$VHCA_PROVIDER
 PROG=$VHCA_TOP/build/tests/vhca_rdma
 T=/tmp/rdma-test
 mkdir -p $T

@@ -15,6 +15,9 @@
 . "$VHCA_TOP/tests/runner/select.sh"
 
 VHCA_KO=$VHCA_BUILD/drivers/infiniband/sw/vhca/vhca.ko
+# The provider for the guest's rdma-core (RDMAV_DRIVERS): vm-run.sh says
+# which; the host's build by default.
+VHCA_PROVIDER=${VHCA_PROVIDER:-$VHCA_TOP/build/provider/libvhca}
 # This level's indentation (two spaces a level) and its results so far.
 KTAP_IND=${KTAP_IND:-}
 KTAP_N=0

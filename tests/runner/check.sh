@@ -5,11 +5,12 @@
 # deps), the builds and the provider's host tests on the host; one boot of
 # the stock kernel running every guest script and a pair of stock guests,
 # while in the background, niced, the modules for 6.1 and 7.2 (inside a
-# sid root), the debug kernel and its module are built and sparse and
-# checkpatch run; then boots of Debian 12's default kernel (6.1) and of
-# sid's (7.2) for a smoke set each; then two boots of the
-# debug kernel at once, running the KUnit suites and the guest scripts
-# again.  Every
+# sid root), the trixie and sid roots with the provider built in each, the
+# debug kernel and its module are built and sparse and checkpatch run;
+# then boots of Debian 12's default kernel (6.1), of sid's (7.2) with the
+# sid userland and of 6.12 with trixie's, for a smoke set and rdma-core's
+# pyverbs suite each; then two boots of the debug kernel at once, running
+# the KUnit suites and the guest scripts again.  Every
 # level prints KTAP; this script flattens it
 # (tests/runner/ktap.awk) into one "ok N name" or "not ok N name # why" per
 # result, ends with a table of each stage's time against its budget and
@@ -39,7 +40,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop fuzz inject ulp pkg demo"
+GUESTS="link device objects net rc rdma doorbell local cm interop pyverbs fuzz inject ulp pkg demo"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -51,9 +52,11 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
-	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=450
-	[stock-kernel-6.1]=10 [stock-kernel-7.2]=10 [host/build-7.2]=120
-	[host/sparse-7.2]=200 [stock-7.2]=450
+	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=650
+	[stock-6.1/pyverbs]=300 [stock-kernel-6.1]=10 [stock-kernel-7.2]=10
+	[host/build-7.2]=120 [host/sparse-7.2]=260 [root-trixie]=30 [root-sid]=30
+	[host/provider-trixie]=30 [host/provider-sid]=30 [sid]=700 [trixie]=450
+	[sid/pyverbs]=300 [trixie/pyverbs]=300
 	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
 	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
@@ -63,7 +66,7 @@ BUDGET+=(
 	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
-	[stock/pkg]=150 [stock/demo]=60
+	[stock/pkg]=150 [stock/demo]=60 [stock/pyverbs]=300
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
 	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=330 [debug/interop]=220 [debug/fuzz]=200
@@ -228,29 +231,47 @@ for k in stock debug pair; do
 		done
 	done
 done
-# The other kernels, Debian 12's default (6.1) and sid's (7.2), boot for a
-# smoke set of the guest scenarios: link and device, ibv_rc_pingpong and
-# perftest, the rdma set, rping, interop with the kernel's own rxe, NVMe
-# over RDMA; on 6.1 also the packages (DKMS's module for 6.1 from the
-# package checks' host half).
+# The other boots, each for a smoke set of the guest scenarios and
+# rdma-core's pyverbs suite (on vhca and, the reference, on the kernel's
+# own rxe): Debian 12's default kernel (6.1) with this host's userland
+# (bookworm's rdma-core 44); sid's kernel (7.2) with the sid root as its
+# userland (rdma-core 65); 6.12 with the trixie root's (rdma-core 56).
+# The smoke set: link and device, ibv_rc_pingpong and perftest, the rdma
+# set, rping, interop with the kernel's own rxe, NVMe over RDMA; on 6.1 also
+# the packages (DKMS's module for 6.1 from the package checks' host half).
+# OTHERS are the kernels built besides 6.12, ROOTS the userland roots.
 OTHERS="6.1 7.2"
+ROOTS="trixie sid"
 SMOKE="link/veth-pair device/devinfo rc/pingpong rc/perftest rdma/one-ns
 	cm/rping interop/rxe-server-verbs ulp/nvme"
-declare -A SMOKE_OF=([6.1]="$SMOKE pkg/deb" [7.2]=$SMOKE)
-declare -A RUN_K=() T_K=() NEED_K=()
-for v in $OTHERS; do
-	RUN_K[$v]= T_K[$v]= NEED_K[$v]=0
-	for s in ${SMOKE_OF[$v]}; do
-		if t_selected "stock-$v/$s"; then
-			T_K[$v]="${T_K[$v]} stock-$v/$s"
-			case " ${RUN_K[$v]} " in
+PYV="pyverbs/vhca pyverbs/rxe"
+EXTRA="stock-6.1 sid trixie"
+declare -A SERIES_OF=([stock-6.1]=6.1 [sid]=7.2 [trixie]=6.12)
+declare -A ROOT_OF=([stock-6.1]= [sid]=sid [trixie]=trixie)
+declare -A SET_OF=([stock-6.1]="$SMOKE $PYV pkg/deb" [sid]="$SMOKE $PYV"
+	[trixie]="device/devinfo rc/pingpong rc/perftest $PYV")
+declare -A RUN_K=() T_K=() NEED_K=([6.1]=0 [7.2]=0) NEED_R=([trixie]=0 [sid]=0)
+for k in $EXTRA; do
+	RUN_K[$k]= T_K[$k]=
+	for s in ${SET_OF[$k]}; do
+		if t_selected "$k/$s"; then
+			T_K[$k]="${T_K[$k]} $k/$s"
+			case " ${RUN_K[$k]} " in
 			*" ${s%%/*} "*) ;;
-			*) RUN_K[$v]="${RUN_K[$v]} ${s%%/*}" ;;
+			*) RUN_K[$k]="${RUN_K[$k]} ${s%%/*}" ;;
 			esac
 		fi
 	done
-	[ -n "${RUN_K[$v]}" ] || t_selected "host/build-$v" ||
-		t_selected "host/sparse-$v" && NEED_K[$v]=1
+	if [ -n "${RUN_K[$k]}" ]; then
+		[ "${SERIES_OF[$k]}" = 6.12 ] || NEED_K[${SERIES_OF[$k]}]=1
+		[ -z "${ROOT_OF[$k]}" ] || NEED_R[${ROOT_OF[$k]}]=1
+	fi
+done
+for v in $OTHERS; do
+	t_selected "host/build-$v" || t_selected "host/sparse-$v" && NEED_K[$v]=1
+done
+for r in $ROOTS; do
+	t_selected "host/provider-$r" && NEED_R[$r]=1
 done
 KUNIT=0
 t_selected kunit && KUNIT=1
@@ -262,6 +283,7 @@ NEED_DEBUG=0
 # provider's host tests; the static checks run in the background (2.).
 rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests \
 	build/stock-6.1 build/sparse-6.1 build/stock-7.2 build/sparse-7.2 \
+	build/provider-trixie build/provider-sid \
 	build/examples build/deb
 built host/build-stock "$LOGS/build-stock.log" make module
 # The provider and the test programs: -Wall -Wextra, no warnings.
@@ -298,10 +320,10 @@ if t_selected host/pkg || t_selected stock/pkg/deb ||
 	PKGPID=$!
 fi
 
-# static: sparse over the module, checkpatch --strict over the tree, the
-# provider built and its layouts proved for rdma-core's other private ABIs
-# (57, 59, 64, and 34 of 45-56) against their releases' headers, which come
-# from an rdma-core clone (RDMA_CORE_GIT): skipped on a machine without one.
+# static: sparse over the module (6.12, and the other kernels built),
+# checkpatch --strict over the tree, the provider built and its layouts
+# proved for rdma-core's other private ABIs (57, 59, 64, 65, and 34 of
+# 45-56) against their releases' headers.
 static_checks() {
 	# The provider's ABIs: each release's headers from the Debian roots'
 	# rdma-core source packages (trixie's 56, sid's 65; the roots made
@@ -467,8 +489,30 @@ build_others() {
 	done
 }
 
+# The userland roots (made once, cached) and the provider built in each for
+# its rdma-core: a root whose rdma-core is not its pin skips its stages.
+build_roots() {
+	local r rc
+	for r in $ROOTS; do
+		[ "${NEED_R[$r]}" = 1 ] || continue
+		stage "root-$r" "$LOGS/root-$r.log" scripts/distro-root.sh "$r"
+		rc=$?
+		if [ $rc = 77 ]; then
+			result skip "host/provider-$r" "SKIP $(tail -n1 "$LOGS/root-$r.log")"
+			echo skip >"$LOGS/r$r-ok"
+		elif [ $rc != 0 ]; then
+			result fail "host/provider-$r" "no $r root (distro-root.sh $r)"
+		else
+			built "host/provider-$r" "$LOGS/provider-$r.log" \
+				scripts/root-provider.sh "$r" && echo 1 >"$LOGS/r$r-ok"
+		fi
+		: >"$LOGS/r$r-built"
+	done
+}
+
 background() {
 	build_others
+	build_roots
 	[ $NEED_DEBUG = 1 ] && debug_build
 	# The debug kernel's boots may start (on a cold machine the kernel's
 	# build outlasts the stock guests); the static checks go on beside
@@ -516,8 +560,8 @@ debug_boots() {
 for f in background debug-a debug-b; do
 	: >"$LOGS/$f.rec"
 done
-for v in $OTHERS; do
-	rm -f "$LOGS/k$v-built" "$LOGS/k$v-ok"
+for v in $OTHERS $ROOTS; do
+	rm -f "$LOGS/k$v-built" "$LOGS/k$v-ok" "$LOGS/r$v-built" "$LOGS/r$v-ok"
 done
 (
 	renice -n 19 $BASHPID >/dev/null
@@ -544,22 +588,37 @@ if [ -n "$PKG_RUN" ]; then
 	[ -z "$PKGPID" ] || wait $PKGPID
 	boot stock stock-pkg $PKG_RUN
 fi
-for v in $OTHERS; do
-	[ -n "${RUN_K[$v]}" ] || continue
-	while [ ! -e "$LOGS/k$v-built" ] && kill -0 $BGPID 2>/dev/null; do
-		sleep 2
-	done
-	case " ${RUN_K[$v]} " in
+# ready KIND: KIND's kernel module and root are built: "1", "skip" (a pin
+# the registry no longer has) or "" (a build failed).
+ready() {
+	local v=${SERIES_OF[$1]} r=${ROOT_OF[$1]} ok=1
+	if [ "$v" != 6.12 ]; then
+		while [ ! -e "$LOGS/k$v-built" ] && kill -0 $BGPID 2>/dev/null; do
+			sleep 2
+		done
+		ok=$(cat "$LOGS/k$v-ok" 2>/dev/null)
+	fi
+	if [ -n "$r" ] && [ "$ok" = 1 ]; then
+		while [ ! -e "$LOGS/r$r-built" ] && kill -0 $BGPID 2>/dev/null; do
+			sleep 2
+		done
+		ok=$(cat "$LOGS/r$r-ok" 2>/dev/null)
+	fi
+	echo "$ok"
+}
+for k in $EXTRA; do
+	[ -n "${RUN_K[$k]}" ] || continue
+	case " ${RUN_K[$k]} " in
 	*" pkg "*) [ -z "$PKGPID" ] || wait $PKGPID 2>/dev/null ;;
 	esac
-	case $(cat "$LOGS/k$v-ok" 2>/dev/null) in
-	1) VHCA_T=${T_K[$v]} boot "stock-$v" "stock-$v" ${RUN_K[$v]} ;;
+	case $(ready "$k") in
+	1) VHCA_T=${T_K[$k]} boot "$k" "$k" ${RUN_K[$k]} ;;
 	skip)
-		for t in ${T_K[$v]}; do
-			result skip "$t" "SKIP the pinned $v kernel is not in the registry"
+		for t in ${T_K[$k]}; do
+			result skip "$t" "SKIP a pin of $k is not in the registry (scripts/pins)"
 		done
 		;;
-	*) result fail "stock-$v" "no $v module: the $v smoke set did not run" ;;
+	*) result fail "$k" "its kernel module or userland did not build: its set did not run" ;;
 	esac
 done
 while [ ! -e "$LOGS/debug-built" ] && kill -0 $BGPID 2>/dev/null; do

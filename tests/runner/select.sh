@@ -6,8 +6,10 @@
 # against the names the results print: host/STAGE, kunit/SUITE/CASE,
 # stock/SCRIPT/SCENARIO, stock-6.1/SCRIPT/SCENARIO and
 # stock-7.2/SCRIPT/SCENARIO (the smoke sets of Debian 12's default kernel
-# and of sid's) and debug/SCRIPT/SCENARIO.  A pattern that names no kind
-# (host, kunit, stock, stock-6.1, stock-7.2, debug) matches on every kernel,
+# and of sid's), trixie/SCRIPT/SCENARIO and sid/SCRIPT/SCENARIO (6.12 and
+# 7.2 with the trixie and sid userlands) and debug/SCRIPT/SCENARIO.  A
+# pattern that names no kind (host, kunit, stock, stock-6.1, stock-7.2,
+# trixie, sid, debug) matches on every kernel,
 # against SCRIPT/SCENARIO.  A name is selected when a pattern matches it or a name
 # above it (rc selects rc/lossy), or something below it (kunit/vhca_qp/x
 # selects kunit, which must run for it).  An empty VHCA_T selects all.
@@ -22,11 +24,11 @@ t_selected() {
 		_ts_n=$1
 		case "$_ts_p" in
 		host | host/* | kunit | kunit/* | stock | stock/* | stock-[0-9]* | \
-			debug | debug/*) ;;
+			trixie | trixie/* | sid | sid/* | debug | debug/*) ;;
 		*)
 			case "$1" in
-			stock/* | stock-[0-9]*/* | debug/*) _ts_n=${1#*/} ;;
-			stock | stock-[0-9]* | debug) _ts_n= ;;
+			stock/* | stock-[0-9]*/* | trixie/* | sid/* | debug/*) _ts_n=${1#*/} ;;
+			stock | stock-[0-9]* | trixie | sid | debug) _ts_n= ;;
 			*) continue ;;
 			esac
 			;;

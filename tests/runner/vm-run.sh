@@ -5,10 +5,15 @@
 # overlay on top), the kernel's modules tree and a writable results folder;
 # run one guest script as root; return its exit status.
 #
-# usage: vm-run.sh [-k stock|stock-6.1|stock-7.2|debug] [-t SECONDS] [-o OUTDIR]
-#                  [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]
+# usage: vm-run.sh [-k stock|stock-6.1|stock-7.2|trixie|sid|debug]
+#                  [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2]
+#                  SCRIPT [ARG...]
 #   -k  kernel: Debian's stock 6.12 kernel (default), Debian 12's default
-#       kernel (6.1), or the debug test kernel
+#       kernel (6.1), Debian sid's (7.2), or the debug test kernel; trixie
+#       and sid: 6.12 and 7.2 with the trixie or the sid root
+#       (scripts/distro-root.sh) as the root filesystem instead of the
+#       host's, the repository shared at its own path (read-only) and the
+#       provider built for that root's rdma-core (scripts/root-provider.sh)
 #   -t  wall-clock limit for the whole VM (default 900)
 #   -T  run only the scenarios these globs select (VHCA_T, tests/runner/select.sh),
 #       e.g. -T 'rc/lossy cm'; tests/guest/suite.sh runs several scripts
@@ -37,7 +42,7 @@ while getopts "k:t:o:T:v2" opt; do
 	T) SEL=$OPTARG ;;
 	2) PAIR=1 ;;
 	v) VERBOSE=1 ;;
-	*) die "usage: vm-run.sh [-k stock|stock-6.1|stock-7.2|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
+	*) die "usage: vm-run.sh [-k stock|stock-6.1|stock-7.2|trixie|sid|debug] [-t SECONDS] [-o OUTDIR] [-T PATTERNS] [-v] [-2] SCRIPT [ARG...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -46,9 +51,26 @@ SCRIPT=$(readlink -f "$1")
 shift
 [ -r "$SCRIPT" ] || die "guest script $SCRIPT not found"
 
+# The root filesystem (the host's, or a distro root), the module's build
+# and the provider the guest loads.
+GROOT=/
+MODKIND=$KIND
+PROVIDER=$VHCA_TOP/build/provider/libvhca
 case $KIND in
+trixie | sid)
+	GROOT=$("$VHCA_TOP/scripts/distro-root.sh" "$KIND") || [ $? = 77 ] ||
+		die "no $KIND root"
+	PROVIDER=$VHCA_TOP/build/provider-$KIND/libvhca
+	[ -e "$VHCA_TOP/build/provider-$KIND" ] ||
+		die "no provider for the $KIND root: scripts/root-provider.sh $KIND"
+	MODKIND=stock
+	[ "$KIND" = sid ] && MODKIND=stock-7.2
+	;;
+esac
+
+case $MODKIND in
 stock | stock-6.1 | stock-7.2)
-	KD=$("$VHCA_TOP/scripts/stock-kernel.sh" "$(echo "${KIND#stock}" | tr -d -)")
+	KD=$("$VHCA_TOP/scripts/stock-kernel.sh" "$(echo "${MODKIND#stock}" | tr -d -)")
 	KVER=$(cat "$KD/kernel.release")
 	KIMG=$KD/root/boot/vmlinuz-$KVER
 	KMODS=$KD/root/lib/modules
@@ -61,8 +83,15 @@ debug)
 	KMODS=$KD/modroot/lib/modules
 	APPEND="loglevel=4 kasan_multi_shot"
 	;;
-*) die "unknown kernel kind '$KIND' (stock, stock-6.1, stock-7.2 or debug)" ;;
+*) die "unknown kernel kind '$KIND' (stock, stock-6.1, stock-7.2, trixie, sid or debug)" ;;
 esac
+# A distro root holds no repository: it comes as a share of its own, which
+# init mounts at the same path (vhca_top=).
+TOPFS=()
+if [ "$GROOT" != / ]; then
+	TOPFS=(-virtfs "local,path=$VHCA_TOP,mount_tag=top,security_model=none,readonly=on,multidevs=remap")
+	APPEND="$APPEND vhca_top=$VHCA_TOP"
+fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 [ -x /bin/busybox ] || die "/bin/busybox missing: run 'make deps' (busybox-static)"
 
@@ -134,7 +163,8 @@ prepare() {
 	{
 		echo "#!/bin/sh"
 		echo "export VHCA_TOP='$VHCA_TOP' VHCA_KERNEL='$KIND' VHCA_KVER='$KVER'"
-		echo "export VHCA_BUILD='$VHCA_TOP/build/$KIND' VHCA_OUT=/mnt/out"
+		echo "export VHCA_BUILD='$VHCA_TOP/build/$MODKIND' VHCA_OUT=/mnt/out"
+		echo "export VHCA_PROVIDER='$PROVIDER'"
 		printf 'export VHCA_T=%q VHCA_ROLE=%q\n' "$SEL" "$role"
 		# The fuzzers' time and seed (tests/guest/fuzz.sh), when set.
 		[ -z "${FUZZ_SECS:-}" ] || printf 'export FUZZ_SECS=%q\n' "$FUZZ_SECS"
@@ -201,7 +231,8 @@ guest() {
 			-nographic -no-reboot "$@" \
 			-kernel "$KIMG" -initrd "$INITRD" \
 			-append "console=ttyS0 panic=-1 mitigations=off tsc=reliable $APPEND" \
-			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+			-virtfs local,path="$GROOT",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+			"${TOPFS[@]}" \
 			-virtfs local,path="$KMODS",mount_tag=kmods,security_model=none,readonly=on \
 			-virtfs local,path="$dir",mount_tag=outdir,security_model=none \
 			-device virtio-rng-pci </dev/null 2>&1 |
