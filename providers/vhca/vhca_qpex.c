@@ -56,7 +56,8 @@ static bool vhca_device_atomic_write(struct ibv_context *ibctx)
 {
 	struct ibv_device_attr_ex attr;
 
-	return !ibv_query_device_ex(ibctx, NULL, &attr) &&
+	return !ibv_cmd_query_device_any(ibctx, NULL, &attr, sizeof(attr),
+					 NULL, NULL) &&
 	       (attr.device_cap_flags_ex & VHCA_DEVICE_ATOMIC_WRITE);
 }
 
