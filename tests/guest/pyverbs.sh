@@ -22,12 +22,13 @@ suite_copy() {
 	test -f $TESTS/run_tests.py
 }
 
-# suite_run DEV G LOG [NAME...]: run_tests.py on DEV with GID index G, the
-# whole suite or the named modules; its output in LOG.  Adds to _ran,
-# _skip and _bad what its unittest summary counts; a run that ends without
-# one (the interpreter died) adds its last test to _died.
+# suite_run DEV G LOG [MODULE...]: run_tests.py on DEV with GID index G,
+# the whole suite or the named modules; its output in LOG.  Adds to _ran,
+# _skip and _bad what it counts.  A run that ends without a unittest
+# summary (the interpreter died) is counted from its result lines, its
+# last test goes to _died and that test's module to _dead.
 suite_run() {
-	_sd=$1 _sg=$2 _sl=$3
+	_sd=$1 _sg=$2 _sl=$3 _dead=
 	shift 3
 	(cd $TESTS && timeout "$(tmo 1500)" /usr/bin/python3 run_tests.py \
 		--dev "$_sd" --gid "$_sg" -v "$@") >"$_sl" 2>&1
@@ -35,7 +36,13 @@ suite_run() {
 	_sr=$(grep -E '^(OK|FAILED)( \(.*\))?$' "$_sl" | tail -n 1)
 	_sn=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$_sl")
 	if [ -z "$_sr" ] || [ -z "$_sn" ]; then
-		_died="$_died $(sed -n 's/^\(test[^ ]*\) (.*/\1/p' "$_sl" | tail -n 1)(exit $_src)"
+		_ps=$(grep -cE ' \.\.\. skipped' "$_sl")
+		_pb=$(grep -cE ' \.\.\. (FAIL|ERROR)$' "$_sl")
+		_ran=$((_ran + $(grep -cE ' \.\.\. ok$' "$_sl") + _ps + _pb))
+		_skip=$((_skip + _ps)) _bad=$((_bad + _pb))
+		_lt=$(grep -E '^test[^ ]* \(' "$_sl" | tail -n 1)
+		_died="$_died ${_lt%% *}(exit $_src)"
+		_dead=$(echo "$_lt" | sed -n 's/^[^ ]* (tests\.\([^.]*\)\..*/\1/p')
 		return
 	fi
 	_ran=$((_ran + _sn))
@@ -45,11 +52,11 @@ suite_run() {
 }
 
 # pyverbs DEV STRICT SENT: the whole suite on DEV (its GID of 10.0.0.1);
-# its log in $T/DEV.log.  When the interpreter dies in it, each test
-# module runs again in a process of its own ($T/DEV-MODULE.log), so one
-# module's crash costs only that module.  STRICT 1: any failure, error or
-# death fails; 0 (the reference): the counts are reported, not judged.
-# SENT: DEV's counter of packets sent, which the suite must move.
+# its log in $T/DEV.log.  When the interpreter dies in it, the modules
+# after the one it died in run again, in one process ($T/DEV-N.log), and
+# so on: one crash costs the rest of its module.  STRICT 1: any failure,
+# error or death fails; 0 (the reference): the counts are reported, not
+# judged.  SENT: DEV's counter of packets sent, which the suite must move.
 pyverbs() {
 	_dev=$1
 	_strict=$2
@@ -58,18 +65,18 @@ pyverbs() {
 	check "$_dev: a RoCE v2 GID of 10.0.0.1 (index $_g)" test -n "$_g"
 	_tx=$(counter "$_dev" "$_sent")
 	_t0=$(date +%s)
-	_ran=0 _skip=0 _bad=0 _died=
+	_ran=0 _skip=0 _bad=0 _died= _n=0
 	suite_run "$_dev" "$_g" $T/$_dev.log
-	if [ -n "$_died" ]; then
-		echo "# $_dev: the suite died in$_died; each module again, alone"
-		tail -n 8 $T/$_dev.log | sed 's/^/# /'
-		_died=
-		for _m in $TESTS/test_*.py; do
-			_m=$(basename "$_m" .py)
-			suite_run "$_dev" "$_g" "$T/$_dev-$_m.log" "$_m"
-			cat "$T/$_dev-$_m.log" >>$T/$_dev.log
-		done
-	fi
+	while [ -n "$_dead" ]; do
+		_n=$((_n + 1))
+		echo "# $_dev: the suite died in$_died; the modules after $_dead again"
+		_rest=$(cd $TESTS && ls test_*.py | sed 's/\.py$//' | sort |
+			sed -n "/^$_dead\$/,\$p" | tail -n +2)
+		[ -n "$_rest" ] || break
+		# shellcheck disable=SC2086 # the modules, as arguments
+		suite_run "$_dev" "$_g" "$T/$_dev-$_n.log" $_rest
+		cat "$T/$_dev-$_n.log" >>$T/$_dev.log
+	done
 	echo "# $_dev: $(($(date +%s) - _t0)) s; $_dev sent" \
 		"$(($(counter "$_dev" "$_sent") - _tx)) packets"
 	echo "# $_dev: ran $_ran: $((_ran - _skip - _bad)) passed, $_skip skipped," \
@@ -92,12 +99,17 @@ pyverbs() {
 		test "$(counter "$_dev" "$_sent")" -gt "$_tx"
 }
 
-on_vhca() {
+# port_up DEV TYPE: the suite copied, DEV (a TYPE link) on veth0, 10.0.0.1.
+port_up() {
 	check "the suite ($SUITE)" suite_copy
-	check "insmod vhca.ko" load_vhca
 	local_pair
-	check "rdma link add vhca0 (veth0)" rdma link add vhca0 type vhca netdev veth0
-	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
+	check "rdma link add $1 (veth0)" rdma link add "$1" type "$2" netdev veth0
+	wait_for 10 gid_index "$1" 10.0.0.1 >/dev/null
+}
+
+on_vhca() {
+	check "insmod vhca.ko" load_vhca
+	port_up vhca0 vhca
 	pyverbs vhca0 1 tx_packets
 	check "rdma link delete vhca0" rdma link delete vhca0
 	check "rmmod vhca" rmmod vhca
@@ -106,11 +118,8 @@ on_vhca() {
 scenario vhca on_vhca 1500 stock
 
 on_rxe() {
-	check "the suite ($SUITE)" suite_copy
 	check "modprobe rdma_rxe" modprobe rdma_rxe
-	local_pair
-	check "rdma link add rxe0 (veth0)" rdma link add rxe0 type rxe netdev veth0
-	wait_for 10 gid_index rxe0 10.0.0.1 >/dev/null
+	port_up rxe0 rxe
 	pyverbs rxe0 0 sent_pkts
 	check "rdma link delete rxe0" rdma link delete rxe0
 	check "rmmod rdma_rxe" rmmod rdma_rxe

@@ -55,7 +55,7 @@ declare -A BUDGET=(
 	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=650
 	[stock-6.1/pyverbs]=300 [stock-kernel-6.1]=10 [stock-kernel-7.2]=10
 	[host/build-7.2]=120 [host/sparse-7.2]=260 [root-trixie]=30 [root-sid]=30
-	[host/provider-trixie]=30 [host/provider-sid]=30 [sid]=700 [trixie]=450
+	[host/provider-trixie]=60 [host/provider-sid]=60 [sid]=700 [trixie]=450
 	[sid/pyverbs]=300 [trixie/pyverbs]=300
 	[host/pkg]=200 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
