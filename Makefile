@@ -19,7 +19,9 @@
 #                   unless KDIR names a tree), depmod, the provider, man pages, vhca-links (DESTDIR,
 #                   KDIR, PREFIX); make uninstall removes them
 #   make load       modprobe what the built vhca.ko depends on, insmod it
-#   make deb        vhca-dkms and ibverbs-provider-vhca into build/deb/
+#   make deb        vhca-dkms and ibverbs-provider-vhca into build/deb/;
+#                   SUITE=trixie|sid: that release's, built in its root,
+#                   into build/deb-SUITE/
 #   make matrix-update  move scripts/pins to the registry's newest kernels
 #                   and roots' rdma-core, rerun the other kernels' stages
 #   make provider-abis  the provider for rdma-core's private ABIs 34, 57,
@@ -224,9 +226,11 @@ matrix-update:
 	scripts/matrix-update.sh
 	$(MAKE) check T='host/build-6.1 host/sparse-6.1 host/build-7.2 host/sparse-7.2 host/provider-trixie host/provider-sid stock-6.1 sid trixie stock/pyverbs'
 
-# Debian packages (dpkg-buildpackage) and lintian's verdict: build/deb/.
+# Debian packages (dpkg-buildpackage) and lintian's verdict: this host's
+# release's in build/deb/, or (SUITE=trixie or sid) that release's, built
+# inside its root (scripts/distro-root.sh), in build/deb-SUITE/.
 deb:
-	scripts/pkg-deb.sh
+	scripts/pkg-deb.sh $(SUITE)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Guest: vhca as users install it (stock kernel only; the packages are the
-# stock kernel's).  tests/host/pkg-host.sh builds, on the host, the Debian
-# packages (build/deb/*.deb) and the DKMS binary tarball of the module for
-# this kernel (build/deb/vhca-<v>-<kver>.dkms.tar.gz): the guest has no
-# kernel headers, and compiling under TCG is slow.
+# Guest: vhca as users install it (stock kernels only).  The Debian packages
+# and the DKMS binary tarball of the module for this kernel
+# (vhca-<v>-<kver>.dkms.tar.gz) come from the host: the guest has no kernel
+# headers, and compiling under TCG is slow.  With the host's userland
+# (6.12, 6.1) they are the host release's, from tests/host/pkg-host.sh in
+# build/deb/; with the sid root (7.2) sid's, built in that root by
+# tests/host/pkg-root.sh in build/deb-sid/.
 #   deb:  dpkg -i vhca-dkms (its postinst adds the source to DKMS and skips
 #         the build: no headers), the host's build put where dkms build
 #         puts it (the tarball's dkms_main_tree, what dkms ldtarball loads;
@@ -27,6 +29,7 @@
 T=/tmp/pkg-test
 mkdir -p $T
 DEB=$VHCA_TOP/build/deb
+[ "${VHCA_KERNEL:-stock}" = sid ] && DEB=$VHCA_TOP/build/deb-sid
 KVER=$VHCA_KVER
 MODS=/usr/lib/modules
 
@@ -77,7 +80,7 @@ nothing_left() {
 	_nl=0
 	for _f in /usr/src/vhca-$V /var/lib/dkms/vhca /etc/vhca \
 		/usr/libexec/vhca /lib/systemd/system/vhca-links@.service \
-		/usr/lib/x86_64-linux-gnu/libibverbs/libvhca-rdmav34.so \
+		/usr/lib/x86_64-linux-gnu/libibverbs/libvhca-rdmav*.so \
 		/etc/libibverbs.d/vhca.driver /usr/share/man/man7/vhca.7.gz \
 		/usr/share/doc/vhca-dkms /usr/share/doc/ibverbs-provider-vhca; do
 		[ -e "$_f" ] && echo "# left: $_f" && _nl=1
@@ -94,7 +97,7 @@ deb_run() {
 	V=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$VHCA_TOP/dkms.conf")
 	TAR=$DEB/vhca-$V-$KVER.dkms.tar.gz
 	if [ ! -r "$DEB/vhca-dkms_${V}_all.deb" ] || [ ! -r "$TAR" ]; then
-		fail "packages built on the host" "no $DEB/vhca-dkms_${V}_all.deb or $TAR: run tests/host/pkg-host.sh"
+		fail "packages built on the host" "no $DEB/vhca-dkms_${V}_all.deb or $TAR: run tests/host/pkg-host.sh (pkg-root.sh sid for the sid root)"
 		return
 	fi
 	unset RDMAV_DRIVERS
