@@ -10,36 +10,6 @@
 
 #include "vhca_engine.h"
 
-/* The work completion opcode of a send WQE's opcode. */
-static u8 vhca_comp_opcode(u8 wr_opcode)
-{
-	switch (wr_opcode) {
-	case VHCA_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case VHCA_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case VHCA_WR_BIND_MW:
-		return IB_WC_BIND_MW;
-	default:
-		return vhca_wc_opcode(wr_opcode);
-	}
-}
-
-/* Complete the WQE at sq_tail; under sq_lock. */
-void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
-{
-	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->sq_tail);
-
-	wqe->fetched = false;
-	if (qp->req.next == qp->sq_tail) {
-		/* Unsent: the requester goes on with the next. */
-		qp->req.next = qp->sq_tail + 1;
-		qp->req.pkt = 0;
-	}
-	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_comp_opcode(wqe->hdr.opcode),
-			       wqe->len, status);
-}
-
 /*
  * The local operations (executed when fetched, vhca_req_local()) that
  * the WQE just completed held back: they complete with it.  Those an ACK

@@ -4,15 +4,15 @@
  *
  *   vhca_rx.c     receive demux: a packet to the completer, the responder,
  *                 UD or a lingering QP
- *   vhca_wqe.c    send WQE reads and the RQ/SRQ WQE take, shared by RC
- *                 and UD
+ *   vhca_wqe.c    send WQE reads and completions, the work completion
+ *                 opcodes, and the RQ/SRQ WQE take, shared by RC and UD
  *   vhca_tx.c     packet build and transmit, shared by every sender
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
  *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
  *                 retransmit timer; the UC requester (no ACKs, a WQE
  *                 completes once its packets are built)
- *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
- *                 completion of send WQEs
+ *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses; which
+ *                 send WQEs they complete
  *   vhca_resp.c   RC responder: PSN check, SEND and WRITE requests, the
  *                 backlog behind READ responses; the UC responder (SEND
  *                 and WRITE, no answers)
@@ -181,6 +181,18 @@ void vhca_wqe_malformed(const struct vhca_qp *qp);
  */
 bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad);
 
+/* The work completion opcode of a send WQE's opcode (of a flushed one). */
+enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
+
+/**
+ * vhca_comp_wqe() - complete the oldest send WQE (at sq_tail)
+ * @qp: the QP, sq_lock held
+ * @status: its work completion status
+ *
+ * The SQ slot is released before the CQE appears.
+ */
+void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
+
 /* vhca_req.c */
 
 /**
@@ -243,15 +255,6 @@ bool vhca_req_pending(struct vhca_qp *qp);
 unsigned long vhca_req_timeout(const struct vhca_qp *qp);
 
 /* vhca_comp.c */
-
-/**
- * vhca_comp_wqe() - complete the oldest send WQE (at sq_tail)
- * @qp: the QP, sq_lock held
- * @status: its work completion status
- *
- * The SQ slot is released before the CQE appears.
- */
-void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
 
 /**
  * vhca_qp_fatal() - the QP fails

@@ -7,28 +7,6 @@
  */
 #include "vhca_engine.h"
 
-/* The work completion opcode of a send WQE opcode. */
-enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
-{
-	switch (wr_opcode) {
-	case VHCA_WR_RDMA_WRITE:
-	case VHCA_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case VHCA_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case VHCA_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-#ifdef VHCA_HAVE_IB_ATOMIC_WRITE
-	case VHCA_WR_ATOMIC_WRITE:
-		return IB_WC_ATOMIC_WRITE;
-#endif
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 static void vhca_flush_cqe(struct vhca_qp *qp, struct ib_cq *ibcq, u64 wr_id,
 			   enum ib_wc_opcode opcode)
 {
@@ -255,4 +233,3 @@ bool vhca_qp_to_error(struct vhca_qp *qp)
 {
 	return vhca_qp_change_state(qp, IB_QPS_ERR, true);
 }
-
