@@ -29,35 +29,6 @@ static void vhca_comp_local_ops(struct vhca_qp *qp)
 }
 
 /*
- * The QP fails: the oldest send WQE completes with status (unless that is
- * IB_WC_SUCCESS, for a failure of the responder), the QP moves to the
- * error state where the rest is flushed, and a failure no WQE reports
- * raises IB_EVENT_QP_FATAL.  Called without the QP's locks.
- */
-void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
-{
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
-	unsigned long flags;
-	bool done = false;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
-	    qp->req.swqe && vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
-		vhca_comp_wqe(qp, status);
-		done = true;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (!vhca_qp_to_error(qp))
-		return;
-	if (!done && qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-}
-
-/*
  * The delay an RNR NAK's timer field asks for, in microseconds: the IBTA's
  * table (10 us for 1, then 20, 30, 40, 60, 80 ... doubling every second
  * code up to 491.52 ms for 31; 655.36 ms for 0).

@@ -23,7 +23,7 @@
  *   vhca_ud.c     UD and GSI QPs
  *
  * The QP verbs (vhca_qp_verbs.c) set up and tear down a QP's engine;
- * vhca_qp.c changes its state.
+ * vhca_qp.c changes its state, and fails it for the engine's roles.
  *
  * Receive runs in softirq, or, for a packet delivered locally by
  * vhca_net_xmit(), inside the sender with BHs off ("softirq" below means
@@ -254,7 +254,7 @@ bool vhca_req_pending(struct vhca_qp *qp);
 /* The retransmit timeout, backed off by the timeouts in a row. */
 unsigned long vhca_req_timeout(const struct vhca_qp *qp);
 
-/* vhca_comp.c */
+/* vhca_qp.c: the engine's side of the state changes */
 
 /**
  * vhca_qp_fatal() - the QP fails
@@ -266,6 +266,11 @@ unsigned long vhca_req_timeout(const struct vhca_qp *qp);
  * modify_qp reset meanwhile stays as it is, and no event is raised.
  */
 void vhca_qp_fatal(struct vhca_qp *qp, u8 status);
+/* Drop the requests held behind READ responses; no QP lock held. */
+void vhca_resp_drop_held(struct vhca_qp *qp);
+
+/* vhca_comp.c */
+
 void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  struct sk_buff *skb, u32 off);
 
@@ -330,7 +335,6 @@ bool vhca_resp_local(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		     u32 npkts, struct vhca_src *src, u32 src_off,
 		     struct vhca_pkt *ack);
 bool vhca_resp_run(struct vhca_qp *qp);
-void vhca_resp_drop_held(struct vhca_qp *qp);
 /*
  * Close the responder's message in progress; a receive WQE it took and
  * did not complete stays in @msg (UC: for the next message).

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The state of a queue pair as the device changes it: state changes with
- * their side effects on the rings and the engine, and the flush of both
- * queues in the error state.  Any context; the verbs are in
- * vhca_qp_verbs.c.
+ * their side effects on the rings and the engine, the flush of both
+ * queues in the error state, the QP's failure as the engine's roles find
+ * it, and the drop of the requests its responder held.  Any context; the
+ * verbs are in vhca_qp_verbs.c.
  */
 #include "vhca_engine.h"
 
@@ -232,4 +233,49 @@ void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state)
 bool vhca_qp_to_error(struct vhca_qp *qp)
 {
 	return vhca_qp_change_state(qp, IB_QPS_ERR, true);
+}
+
+/*
+ * The QP fails: the oldest send WQE completes with status (unless that is
+ * IB_WC_SUCCESS, for a failure of the responder), the QP moves to the
+ * error state where the rest is flushed, and a failure no WQE reports
+ * raises IB_EVENT_QP_FATAL.  Called without the QP's locks.
+ */
+void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
+	    qp->req.swqe && vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
+		vhca_comp_wqe(qp, status);
+		done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!vhca_qp_to_error(qp))
+		return;
+	if (!done && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * Drop the requests held (the QP left the states that take requests, or
+ * is being destroyed); the caller holds no QP lock.
+ */
+void vhca_resp_drop_held(struct vhca_qp *qp)
+{
+	struct sk_buff_head held;
+	unsigned long flags;
+
+	__skb_queue_head_init(&held);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	skb_queue_splice_init(&qp->resp.backlog, &held);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	__skb_queue_purge(&held);
 }
