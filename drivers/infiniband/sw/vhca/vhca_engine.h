@@ -7,10 +7,13 @@
  *   vhca_wqe.c    send WQE reads and completions, the work completion
  *                 opcodes, and the RQ/SRQ WQE take, shared by RC and UD
  *   vhca_tx.c     packet build and transmit, shared by every sender
+ *   vhca_send.c   the sender of RC and UC QPs: passes, direct placement,
+ *                 the work item, the retransmit and RNR timers, the end of
+ *                 the doorbell's poll window
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
- *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
- *                 retransmit timer; the UC requester (no ACKs, a WQE
- *                 completes once its packets are built)
+ *                 limits, local operations (REG_MR, LOCAL_INV), rewind;
+ *                 the UC requester (no ACKs, a WQE completes once its
+ *                 packets are built)
  *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses; which
  *                 send WQEs they complete
  *   vhca_resp.c   RC responder: PSN check, SEND and WRITE requests, the
@@ -193,7 +196,7 @@ enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
  */
 void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
 
-/* vhca_req.c */
+/* vhca_send.c */
 
 /**
  * vhca_req_run() - one requester pass of an RC QP, then the doorbell's state
@@ -236,6 +239,26 @@ void vhca_req_rexmit_timer(struct timer_list *t);
  * Return: HRTIMER_NORESTART.
  */
 enum hrtimer_restart vhca_req_rnr_timer(struct hrtimer *t);
+
+/**
+ * vhca_db_expire() - end the doorbell's poll window now
+ * @qp: the QP, no lock held
+ * @answer: the responder took a message the process may answer
+ */
+void vhca_db_expire(struct vhca_qp *qp, bool answer);
+enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
+
+/* vhca_req.c: everything under sq_lock but vhca_req_timeout() */
+
+/*
+ * One pass (vhca_send.c takes and drops sq_lock around it, and sends what
+ * it queued on @list): true when its budget ran out with packets left;
+ * a WQE that fails the QP leaves its status in @failed.
+ */
+bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
+		   u8 *failed);
+/* Go back to @psn without counting a retransmission; false: none sent. */
+bool vhca_req_go_back(struct vhca_qp *qp, u32 psn);
 
 /**
  * vhca_req_rewind() - send again from a PSN on (go-back-N)
@@ -390,14 +413,6 @@ void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set);
  * runs another pass.
  */
 bool vhca_db_idle(struct vhca_qp *qp);
-
-/**
- * vhca_db_expire() - end the doorbell's poll window now
- * @qp: the QP, no lock held
- * @answer: the responder took a message the process may answer
- */
-void vhca_db_expire(struct vhca_qp *qp, bool answer);
-enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
 
 /* vhca_ghost.c */
 

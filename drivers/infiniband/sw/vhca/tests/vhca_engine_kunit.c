@@ -15,6 +15,7 @@
 #include "../vhca_tx.c"
 #include "../vhca_wqe.c"
 #include "../vhca_req.c"
+#include "../vhca_send.c"
 #include "../vhca_comp.c"
 #include "../vhca_resp.c"
 #include "../vhca_resp_rd.c"
