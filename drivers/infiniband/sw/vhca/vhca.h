@@ -253,10 +253,21 @@ void vhca_debugfs_exit(void);
 void vhca_debugfs_add(struct vhca_dev *vdev);
 void vhca_debugfs_remove(struct vhca_dev *vdev);
 
-/* vhca_rx.c, vhca_ghost.c */
-void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
+/*
+ * The engine's entries: vhca_engine.c (its workqueue, the kick that queues
+ * a QP's work item on it, the setup of devices and QPs), vhca_rx.c (the
+ * receive handler the net layer calls), vhca_ghost.c (a destroyed QP left
+ * lingering).
+ */
+int vhca_engine_init(void);
+void vhca_engine_exit(void);
 void vhca_engine_dev_init(struct vhca_dev *vdev);
 void vhca_engine_dev_fini(struct vhca_dev *vdev);
+int vhca_engine_qp_init(struct vhca_qp *qp);
+void vhca_engine_qp_fini(struct vhca_qp *qp);
+void vhca_engine_kick(struct vhca_qp *qp);
+void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
+void vhca_engine_qp_linger(struct vhca_qp *qp);
 
 /* vhca_stats.c */
 struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,

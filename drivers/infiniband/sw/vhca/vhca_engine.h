@@ -24,6 +24,8 @@
  *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
  *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
  *   vhca_ud.c     UD and GSI QPs
+ *   vhca_engine.c the engine's workqueue and the kick; the setup of a
+ *                 device's and a QP's engine
  *
  * The QP verbs (vhca_qp_verbs.c) set up and tear down a QP's engine;
  * vhca_qp.c changes its state, and fails it for the engine's roles.
@@ -430,5 +432,9 @@ bool vhca_db_idle(struct vhca_qp *qp);
  */
 bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
 		   struct sk_buff *skb);
+/* Free the lingering QP of number qpn, if any (vhca_engine_dev_fini()). */
+void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn);
+/* The work item that frees the lingering QPs that expired. */
+void vhca_ghost_gc(struct work_struct *work);
 
 #endif /* VHCA_ENGINE_H */

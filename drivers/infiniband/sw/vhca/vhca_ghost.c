@@ -82,7 +82,7 @@ out:
 	return true;
 }
 
-static void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn)
+void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn)
 {
 	struct vhca_ghost *ghost = xa_erase(&vdev->ghost_xa, qpn);
 
@@ -92,7 +92,7 @@ static void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn)
 	}
 }
 
-static void vhca_ghost_gc(struct work_struct *work)
+void vhca_ghost_gc(struct work_struct *work)
 {
 	struct vhca_dev *vdev = container_of(to_delayed_work(work),
 					     struct vhca_dev, ghost_gc);
@@ -161,22 +161,4 @@ void vhca_engine_qp_linger(struct vhca_qp *qp)
 	return;
 out:
 	atomic_dec(&vdev->n_ghosts);
-}
-
-void vhca_engine_dev_init(struct vhca_dev *vdev)
-{
-	xa_init(&vdev->ghost_xa);
-	INIT_DELAYED_WORK(&vdev->ghost_gc, vhca_ghost_gc);
-}
-
-/* The device is going: no QP and no receive is left. */
-void vhca_engine_dev_fini(struct vhca_dev *vdev)
-{
-	unsigned long qpn;
-	struct vhca_ghost *ghost;
-
-	cancel_delayed_work_sync(&vdev->ghost_gc);
-	xa_for_each(&vdev->ghost_xa, qpn, ghost)
-		vhca_ghost_free(vdev, qpn);
-	xa_destroy(&vdev->ghost_xa);
 }

@@ -217,12 +217,6 @@ bool vhca_qp_to_error(struct vhca_qp *qp);
 void vhca_qp_flush_sq(struct vhca_qp *qp);
 void vhca_qp_flush_rq(struct vhca_qp *qp);
 
-/* vhca_ghost.c, vhca_tx.c: the engine's side of a QP */
-void vhca_engine_qp_linger(struct vhca_qp *qp);
-void vhca_engine_kick(struct vhca_qp *qp);
-int vhca_engine_init(void);
-void vhca_engine_exit(void);
-
 /* vhca_ud.c: the engine of UD and GSI QPs */
 struct vhca_pkt;
 void vhca_ud_work(struct work_struct *work);

@@ -13,6 +13,7 @@
 
 #include "../vhca_qp.c"
 #include "../vhca_tx.c"
+#include "../vhca_engine.c"
 #include "../vhca_wqe.c"
 #include "../vhca_req.c"
 #include "../vhca_send.c"
