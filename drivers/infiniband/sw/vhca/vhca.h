@@ -88,10 +88,10 @@ struct vhca_dev {
 	struct xarray mr_xa;		/* MRs by key index */
 	struct xarray ah_xa;		/* AHs by ah_index */
 	struct xarray qp_xa;		/* QPs by number */
-	struct xarray ghost_xa;		/* destroyed RC QPs lingering */
+	struct xarray linger_xa;		/* destroyed RC QPs lingering */
 	struct xarray xsrq_xa;		/* XRC SRQs by number */
-	struct delayed_work ghost_gc;	/* frees the ghosts that expired */
-	atomic_t n_ghosts;
+	struct delayed_work linger_gc;	/* frees the expired ones */
+	atomic_t n_lingering;
 	u8 mr_key;			/* key byte of the last MR */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp, n_xrcd;
 	atomic64_t counters[VHCA_NUM_COUNTERS];
@@ -256,7 +256,7 @@ void vhca_debugfs_remove(struct vhca_dev *vdev);
 /*
  * The engine's entries: vhca_engine.c (its workqueue, the kick that queues
  * a QP's work item on it, the setup of devices and QPs), vhca_rx.c (the
- * receive handler the net layer calls), vhca_ghost.c (a destroyed QP left
+ * receive handler the net layer calls), vhca_linger.c (a destroyed QP left
  * lingering).
  */
 int vhca_engine_init(void);

@@ -47,20 +47,20 @@ void vhca_engine_kick(struct vhca_qp *qp)
 
 void vhca_engine_dev_init(struct vhca_dev *vdev)
 {
-	xa_init(&vdev->ghost_xa);
-	INIT_DELAYED_WORK(&vdev->ghost_gc, vhca_ghost_gc);
+	xa_init(&vdev->linger_xa);
+	INIT_DELAYED_WORK(&vdev->linger_gc, vhca_linger_gc);
 }
 
 /* The device is going: no QP and no receive is left. */
 void vhca_engine_dev_fini(struct vhca_dev *vdev)
 {
 	unsigned long qpn;
-	struct vhca_ghost *ghost;
+	struct vhca_linger *lqp;
 
-	cancel_delayed_work_sync(&vdev->ghost_gc);
-	xa_for_each(&vdev->ghost_xa, qpn, ghost)
-		vhca_ghost_free(vdev, qpn);
-	xa_destroy(&vdev->ghost_xa);
+	cancel_delayed_work_sync(&vdev->linger_gc);
+	xa_for_each(&vdev->linger_xa, qpn, lqp)
+		vhca_linger_free(vdev, qpn);
+	xa_destroy(&vdev->linger_xa);
 }
 
 int vhca_engine_qp_init(struct vhca_qp *qp)

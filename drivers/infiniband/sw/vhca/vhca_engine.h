@@ -22,7 +22,7 @@
  *   vhca_resp_rd.c  the responder's resources: READ requests and their
  *                 responses, atomics and their kept results
  *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
- *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
+ *   vhca_linger.c lingering QPs: destroyed RC QPs answering duplicates
  *   vhca_ud.c     UD and GSI QPs
  *   vhca_engine.c the engine's workqueue and the kick; the setup of a
  *                 device's and a QP's engine
@@ -416,10 +416,10 @@ void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set);
  */
 bool vhca_db_idle(struct vhca_qp *qp);
 
-/* vhca_ghost.c */
+/* vhca_linger.c */
 
 /**
- * vhca_ghost_rx() - a request for a QP number no QP has
+ * vhca_linger_rx() - a request for a QP number no QP has
  * @vdev: the device
  * @pkt: the parsed packet
  * @skb: the packet, for its origin (vhca_net_rx_from())
@@ -430,11 +430,11 @@ bool vhca_db_idle(struct vhca_qp *qp);
  *
  * Return: true when a lingering QP has that number.
  */
-bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
-		   struct sk_buff *skb);
+bool vhca_linger_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+		    struct sk_buff *skb);
 /* Free the lingering QP of number qpn, if any (vhca_engine_dev_fini()). */
-void vhca_ghost_free(struct vhca_dev *vdev, unsigned long qpn);
+void vhca_linger_free(struct vhca_dev *vdev, unsigned long qpn);
 /* The work item that frees the lingering QPs that expired. */
-void vhca_ghost_gc(struct work_struct *work);
+void vhca_linger_gc(struct work_struct *work);
 
 #endif /* VHCA_ENGINE_H */

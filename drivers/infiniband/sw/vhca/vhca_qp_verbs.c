@@ -17,7 +17,7 @@
 #define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
 /*
  * Random QP numbers tried before giving up: VHCA_MAX_QP QPs and
- * VHCA_GHOSTS_MAX lingering ones hold at most 1/800 of the 2^24 numbers.
+ * VHCA_LINGER_MAX lingering ones hold at most 1/800 of the 2^24 numbers.
  */
 #define VHCA_QPN_TRIES	16
 
@@ -57,7 +57,7 @@ static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 	for (tries = 0; tries < VHCA_QPN_TRIES && err == -EBUSY; tries++) {
 		/* Not IB_MULTICAST_QPN (IB_QPN_MASK): multicast's. */
 		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK - 1);
-		if (xa_load(&vdev->ghost_xa, qpn))
+		if (xa_load(&vdev->linger_xa, qpn))
 			continue;
 		err = xa_insert_irq(&vdev->qp_xa, qpn, qp, GFP_KERNEL);
 	}

@@ -21,7 +21,7 @@
 #include "../vhca_resp.c"
 #include "../vhca_resp_rd.c"
 #include "../vhca_db.c"
-#include "../vhca_ghost.c"
+#include "../vhca_linger.c"
 #include "../vhca_rx.c"
 #include "../vhca_ud.c"
 #include "vhca_net_stub.c"
