@@ -57,6 +57,7 @@ enum vhca_counter {
 #define VHCA_VENDOR_ID		0xffffff
 
 /* The objects use the limits above. */
+#include "vhca_ah.h"
 #include "vhca_coherent.h"
 #include "vhca_cq.h"
 #include "vhca_mr.h"
