@@ -85,16 +85,25 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 	return true;
 }
 
+/* What became of the runs of a pass (vhca_req_deliver_segs()). */
+enum vhca_req_delivery {
+	VHCA_RUNS_PLACED,	/* the peer took them all */
+	VHCA_RUNS_NAKED,	/* it took one and NAKed it */
+	VHCA_RUNS_REFUSED,	/* it did not take one */
+	VHCA_RUNS_REMOTE,	/* the peer is not local (vhca_net_direct()) */
+};
+
 /*
  * The runs a pass built, in order, after it dropped sq_lock (the peer's
- * ACK comes back to qp's completer).  Returns 1 when the peer took them
- * all; 2 when it took one and NAKed it (an RNR NAK, say): the completer
- * has gone back to its PSN already, and those after it, which would
- * arrive out of sequence, are dropped.  Else what vhca_net_direct()
- * returned for the one it did not take, in *refused, and those after it
- * are not placed either.
+ * ACK comes back to qp's completer).  When the peer took one and NAKed it
+ * (an RNR NAK, say), the completer has gone back to its PSN already, and
+ * those after it, which would arrive out of sequence, are dropped.  When
+ * it did not take one (REFUSED, or REMOTE: the packets would take the
+ * wire), that one is in *refused, and those after it are not placed
+ * either.
  */
-static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
+static enum vhca_req_delivery vhca_req_deliver_segs(struct vhca_qp *qp,
+						    u32 nsegs, u32 *refused)
 {
 	struct vhca_req_run_arg run = { .qp = qp };
 	int taken;
@@ -107,12 +116,13 @@ static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
 					&run);
 		if (taken <= 0) {
 			*refused = i;
-			return taken;
+			return taken == -ENODEV ? VHCA_RUNS_REMOTE :
+						  VHCA_RUNS_REFUSED;
 		}
 		if (run.nak)
-			return 2;
+			return VHCA_RUNS_NAKED;
 	}
-	return 1;
+	return VHCA_RUNS_PLACED;
 }
 
 /*
@@ -129,13 +139,13 @@ static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
  */
 static bool vhca_req_run_pass(struct vhca_qp *qp)
 {
+	enum vhca_req_delivery runs;
 	struct vhca_req_seg *seg;
 	struct sk_buff_head list;
 	u8 failed = IB_WC_SUCCESS;
 	unsigned long flags;
 	bool again = false;
 	u32 nsegs, refused;
-	int taken;
 
 	__skb_queue_head_init(&list);
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -159,17 +169,18 @@ static bool vhca_req_run_pass(struct vhca_qp *qp)
 		nsegs = qp->req.nsegs;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 
-		taken = nsegs ? vhca_req_deliver_segs(qp, nsegs, &refused) : 1;
+		runs = nsegs ? vhca_req_deliver_segs(qp, nsegs, &refused) :
+			       VHCA_RUNS_PLACED;
 		/* After a NAKed run, the packets too are out of order. */
-		if (taken == 2)
+		if (runs == VHCA_RUNS_NAKED)
 			__skb_queue_purge(&list);
-		if (taken > 0)
+		if (runs == VHCA_RUNS_PLACED || runs == VHCA_RUNS_NAKED)
 			break;
 		/* The runs come first: a failed WQE would have none before. */
 		__skb_queue_purge(&list);
 		seg = &qp->req.segs[refused];
 		spin_lock_irqsave(&qp->sq_lock, flags);
-		if (taken == -ENODEV)
+		if (runs == VHCA_RUNS_REMOTE)
 			qp->req.remote = true;
 		qp->req.wire = true;
 		qp->req.wire_end = vhca_psn_add(seg->pkt.psn, seg->npkts);
