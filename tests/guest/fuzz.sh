@@ -60,7 +60,7 @@ state_is() {
 
 # fuzz MODE: vhca_fuzz MODE on vhca0 and vhca1 for FUZZ_SECS, its results
 # relayed; then the state back to the baseline (destroyed RC QPs linger
-# as ghosts for qp_linger_ms: 5 s), malformed_wqes printed.  SECS:
+# for qp_linger_ms: 5 s), malformed_wqes printed.  SECS:
 # FUZZ_SECS unless given.
 fuzz() {
 	_secs=${2:-$FUZZ_SECS}

@@ -17,8 +17,8 @@ NETEM_REORDER="reorder 5% delay 1ms"
 # kmemleak; VHCA_KERNEL=debug) runs the data path 3 to 35 times slower
 # than the stock kernel under TCG, and is there for its checkers, which
 # see every path of the engine in the first few hundred messages (multi-
-# packet messages, sequence NAKs, retransmission, duplicates, ghosts); the
-# volume is the stock kernel's to carry.  There: 150 instead of 2000
+# packet messages, sequence NAKs, retransmission, duplicates, lingering
+# QPs); the volume is the stock kernel's to carry.  There: 150 instead of 2000
 # round trips under loss, 30 instead of 500 perftest messages (16 KiB:
 # 16 packets each, about 25 lost), 60 instead of 200 in each perftest run,
 # and no latency tools (doorbell/budget-zero runs ib_send_lat there).
@@ -134,7 +134,7 @@ scenario reorder reorder 900 stock
 # vhca0 sends dropped (a u32 filter on the BTH opcode, 0x11, 28 bytes into
 # the IPv4 packet) until its server has exited.  The client's SEND was
 # received, its ACK was not: the client sends it again to a QP that is
-# gone, whose ghost (qp_linger_ms) must acknowledge it.  With
+# gone, whose lingering QP (qp_linger_ms) must acknowledge it.  With
 # qp_linger_ms=0 nothing does, and the client fails with a retry error
 # (about 17 s of retransmissions).
 drop_acks() {
@@ -164,8 +164,8 @@ last_ack() {
 lost_ack() {
 	ports_two_ns
 	# The client resends after 67 ms, doubled each time (17 s in all); the
-	# ghost must outlive the server's exit and the filter's removal, which
-	# take seconds on the debug kernel: 5 s (the default) is too short
+	# lingering QP must outlive the server's exit and the filter's removal,
+	# which take seconds on the debug kernel: 5 s (the default) is too short
 	# there, where it lingers 30 s.
 	[ "$VHCA_KERNEL" = debug ] && echo 30000 >/sys/module/vhca/parameters/qp_linger_ms
 	d0=$(counter vhca0 duplicate_requests)
@@ -189,9 +189,9 @@ scenario lost-ack-no-linger lost_ack_no_linger
 # Loss, reordering, duplication and delay on both ends of the wire: the
 # ports must retransmit and still complete: ibv_rc_pingpong (whose ends
 # close as soon as they have what they waited for, so that a last ACK lost
-# is answered by a ghost) and perftest.  Each lost packet at the end of a
-# message costs a retransmit timeout (67 ms asked by both), and TCP has its
-# own losses to recover from.
+# is answered by a lingering QP) and perftest.  Each lost packet at the end
+# of a message costs a retransmit timeout (67 ms asked by both), and TCP
+# has its own losses to recover from.
 lossy() {
 	ports_two_ns
 	netem_both "$NETEM"

@@ -57,6 +57,7 @@ enum vhca_counter {
 #define VHCA_VENDOR_ID		0xffffff
 
 /* The objects use the limits above. */
+#include "vhca_ah.h"
 #include "vhca_coherent.h"
 #include "vhca_cq.h"
 #include "vhca_mr.h"
@@ -88,10 +89,10 @@ struct vhca_dev {
 	struct xarray mr_xa;		/* MRs by key index */
 	struct xarray ah_xa;		/* AHs by ah_index */
 	struct xarray qp_xa;		/* QPs by number */
-	struct xarray ghost_xa;		/* destroyed RC QPs lingering */
+	struct xarray linger_xa;		/* destroyed RC QPs lingering */
 	struct xarray xsrq_xa;		/* XRC SRQs by number */
-	struct delayed_work ghost_gc;	/* frees the ghosts that expired */
-	atomic_t n_ghosts;
+	struct delayed_work linger_gc;	/* frees the expired ones */
+	atomic_t n_lingering;
 	u8 mr_key;			/* key byte of the last MR */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp, n_xrcd;
 	atomic64_t counters[VHCA_NUM_COUNTERS];
@@ -253,10 +254,21 @@ void vhca_debugfs_exit(void);
 void vhca_debugfs_add(struct vhca_dev *vdev);
 void vhca_debugfs_remove(struct vhca_dev *vdev);
 
-/* vhca_rx.c, vhca_ghost.c */
-void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
+/*
+ * The engine's entries: vhca_engine.c (its workqueue, the kick that queues
+ * a QP's work item on it, the setup of devices and QPs), vhca_rx.c (the
+ * receive handler the net layer calls), vhca_linger.c (a destroyed QP left
+ * lingering).
+ */
+int vhca_engine_init(void);
+void vhca_engine_exit(void);
 void vhca_engine_dev_init(struct vhca_dev *vdev);
 void vhca_engine_dev_fini(struct vhca_dev *vdev);
+int vhca_engine_qp_init(struct vhca_qp *qp);
+void vhca_engine_qp_fini(struct vhca_qp *qp);
+void vhca_engine_kick(struct vhca_qp *qp);
+void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
+void vhca_engine_qp_linger(struct vhca_qp *qp);
 
 /* vhca_stats.c */
 struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -10,36 +10,6 @@
 
 #include "vhca_engine.h"
 
-/* The work completion opcode of a send WQE's opcode. */
-static u8 vhca_comp_opcode(u8 wr_opcode)
-{
-	switch (wr_opcode) {
-	case VHCA_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case VHCA_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case VHCA_WR_BIND_MW:
-		return IB_WC_BIND_MW;
-	default:
-		return vhca_wc_opcode(wr_opcode);
-	}
-}
-
-/* Complete the WQE at sq_tail; under sq_lock. */
-void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
-{
-	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->sq_tail);
-
-	wqe->fetched = false;
-	if (qp->req.next == qp->sq_tail) {
-		/* Unsent: the requester goes on with the next. */
-		qp->req.next = qp->sq_tail + 1;
-		qp->req.pkt = 0;
-	}
-	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_comp_opcode(wqe->hdr.opcode),
-			       wqe->len, status);
-}
-
 /*
  * The local operations (executed when fetched, vhca_req_local()) that
  * the WQE just completed held back: they complete with it.  Those an ACK
@@ -56,35 +26,6 @@ static void vhca_comp_local_ops(struct vhca_qp *qp)
 			break;
 		vhca_comp_wqe(qp, IB_WC_SUCCESS);
 	}
-}
-
-/*
- * The QP fails: the oldest send WQE completes with status (unless that is
- * IB_WC_SUCCESS, for a failure of the responder), the QP moves to the
- * error state where the rest is flushed, and a failure no WQE reports
- * raises IB_EVENT_QP_FATAL.  Called without the QP's locks.
- */
-void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
-{
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
-	unsigned long flags;
-	bool done = false;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
-	    qp->req.swqe && vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
-		vhca_comp_wqe(qp, status);
-		done = true;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (!vhca_qp_to_error(qp))
-		return;
-	if (!done && qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 /*

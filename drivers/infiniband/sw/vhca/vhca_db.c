@@ -3,7 +3,9 @@
  * The send doorbell: while requests are in flight the engine watches the
  * head the provider writes, and for poll_budget us after they all
  * completed; then it sets VHCA_STATUS_NEEDS_WAKEUP and the provider's next
- * post_send enters the kernel (the io_uring SQPOLL handshake).
+ * post_send enters the kernel (the io_uring SQPOLL handshake).  The
+ * window's end, which runs a pass (vhca_db_expire(), db_timer), is in
+ * vhca_send.c.
  */
 #include <linux/hrtimer.h>
 #include <linux/moduleparam.h>
@@ -75,46 +77,4 @@ bool vhca_db_idle(struct vhca_qp *qp)
 	if (budget)
 		vhca_db_wakeup_flag(qp, false);
 	return true;
-}
-
-/*
- * End the poll window of an idle doorbell: a last look, then sleep.  With
- * answer, the responder took a message: the process is likely to answer
- * it with a post_send of its own (a ping-pong), which then kicks at once
- * instead of waiting for db_timer; and the next window is skipped, whether
- * this message ended one or came with none open (requests in flight, or
- * the doorbell asleep): in a ping-pong each message comes after the ACK
- * that would open this side's window, and that window would only arm
- * db_timer, whose interrupt and softirq land on the CPU of a process
- * polling for the answer.  A stream that only sends gets no
- * messages and keeps its windows: its posts need no system call.
- */
-void vhca_db_expire(struct vhca_qp *qp, bool answer)
-{
-	unsigned long flags;
-	bool run;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	run = qp->db.state == VHCA_DB_GRACE;
-	if (run)
-		qp->db.state = VHCA_DB_EXPIRED;
-	if (answer) {
-		qp->db.answer = true;
-		/*
-		 * Under sq_lock, so no window opened since can lose its
-		 * timer; a callback already running finds EXPIRED and
-		 * leaves.
-		 */
-		if (run)
-			hrtimer_try_to_cancel(&qp->db.timer);
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (run)
-		vhca_req_run(qp);
-}
-
-enum hrtimer_restart vhca_db_timer(struct hrtimer *t)
-{
-	vhca_db_expire(container_of(t, struct vhca_qp, db.timer), false);
-	return HRTIMER_NORESTART;
 }

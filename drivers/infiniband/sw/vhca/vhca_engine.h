@@ -4,26 +4,31 @@
  *
  *   vhca_rx.c     receive demux: a packet to the completer, the responder,
  *                 UD or a lingering QP
- *   vhca_wqe.c    send WQE reads and the RQ/SRQ WQE take, shared by RC
- *                 and UD
+ *   vhca_wqe.c    send WQE reads and completions, the work completion
+ *                 opcodes, and the RQ/SRQ WQE take, shared by RC and UD
  *   vhca_tx.c     packet build and transmit, shared by every sender
+ *   vhca_send.c   the sender of RC and UC QPs: passes, direct placement,
+ *                 the work item, the retransmit and RNR timers, the end of
+ *                 the doorbell's poll window
  *   vhca_req.c    RC requester: fetch, packetize, window, fences, READ
- *                 limits, local operations (REG_MR, LOCAL_INV), rewind,
- *                 retransmit timer; the UC requester (no ACKs, a WQE
- *                 completes once its packets are built)
- *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses, and the
- *                 completion of send WQEs
+ *                 limits, local operations (REG_MR, LOCAL_INV), rewind;
+ *                 the UC requester (no ACKs, a WQE completes once its
+ *                 packets are built)
+ *   vhca_comp.c   RC completer: ACKs, NAKs and READ responses; which
+ *                 send WQEs they complete
  *   vhca_resp.c   RC responder: PSN check, SEND and WRITE requests, the
  *                 backlog behind READ responses; the UC responder (SEND
  *                 and WRITE, no answers)
  *   vhca_resp_rd.c  the responder's resources: READ requests and their
  *                 responses, atomics and their kept results
  *   vhca_db.c     the send doorbell's poll window and NEEDS_WAKEUP
- *   vhca_ghost.c  lingering QPs: destroyed RC QPs answering duplicates
+ *   vhca_linger.c lingering QPs: destroyed RC QPs answering duplicates
  *   vhca_ud.c     UD and GSI QPs
+ *   vhca_engine.c the engine's workqueue and the kick; the setup of a
+ *                 device's and a QP's engine
  *
  * The QP verbs (vhca_qp_verbs.c) set up and tear down a QP's engine;
- * vhca_qp.c changes its state.
+ * vhca_qp.c changes its state, and fails it for the engine's roles.
  *
  * Receive runs in softirq, or, for a packet delivered locally by
  * vhca_net_xmit(), inside the sender with BHs off ("softirq" below means
@@ -181,7 +186,19 @@ void vhca_wqe_malformed(const struct vhca_qp *qp);
  */
 bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad);
 
-/* vhca_req.c */
+/* The work completion opcode of a send WQE's opcode (of a flushed one). */
+enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
+
+/**
+ * vhca_comp_wqe() - complete the oldest send WQE (at sq_tail)
+ * @qp: the QP, sq_lock held
+ * @status: its work completion status
+ *
+ * The SQ slot is released before the CQE appears.
+ */
+void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
+
+/* vhca_send.c */
 
 /**
  * vhca_req_run() - one requester pass of an RC QP, then the doorbell's state
@@ -226,6 +243,26 @@ void vhca_req_rexmit_timer(struct timer_list *t);
 enum hrtimer_restart vhca_req_rnr_timer(struct hrtimer *t);
 
 /**
+ * vhca_db_expire() - end the doorbell's poll window now
+ * @qp: the QP, no lock held
+ * @answer: the responder took a message the process may answer
+ */
+void vhca_db_expire(struct vhca_qp *qp, bool answer);
+enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
+
+/* vhca_req.c: everything under sq_lock but vhca_req_timeout() */
+
+/*
+ * One pass (vhca_send.c takes and drops sq_lock around it, and sends what
+ * it queued on @list): true when its budget ran out with packets left;
+ * a WQE that fails the QP leaves its status in @failed.
+ */
+bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
+		   u8 *failed);
+/* Go back to @psn without counting a retransmission; false: none sent. */
+bool vhca_req_go_back(struct vhca_qp *qp, u32 psn);
+
+/**
  * vhca_req_rewind() - send again from a PSN on (go-back-N)
  * @qp: the QP, sq_lock held, WQEs outstanding
  * @psn: the first PSN to send again; a READ is asked again from its
@@ -242,16 +279,7 @@ bool vhca_req_pending(struct vhca_qp *qp);
 /* The retransmit timeout, backed off by the timeouts in a row. */
 unsigned long vhca_req_timeout(const struct vhca_qp *qp);
 
-/* vhca_comp.c */
-
-/**
- * vhca_comp_wqe() - complete the oldest send WQE (at sq_tail)
- * @qp: the QP, sq_lock held
- * @status: its work completion status
- *
- * The SQ slot is released before the CQE appears.
- */
-void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
+/* vhca_qp.c: the engine's side of the state changes */
 
 /**
  * vhca_qp_fatal() - the QP fails
@@ -263,6 +291,11 @@ void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
  * modify_qp reset meanwhile stays as it is, and no event is raised.
  */
 void vhca_qp_fatal(struct vhca_qp *qp, u8 status);
+/* Drop the requests held behind READ responses; no QP lock held. */
+void vhca_resp_drop_held(struct vhca_qp *qp);
+
+/* vhca_comp.c */
+
 void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  struct sk_buff *skb, u32 off);
 
@@ -327,7 +360,6 @@ bool vhca_resp_local(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		     u32 npkts, struct vhca_src *src, u32 src_off,
 		     struct vhca_pkt *ack);
 bool vhca_resp_run(struct vhca_qp *qp);
-void vhca_resp_drop_held(struct vhca_qp *qp);
 /*
  * Close the responder's message in progress; a receive WQE it took and
  * did not complete stays in @msg (UC: for the next message).
@@ -384,18 +416,10 @@ void vhca_db_wakeup_flag(struct vhca_qp *qp, bool set);
  */
 bool vhca_db_idle(struct vhca_qp *qp);
 
-/**
- * vhca_db_expire() - end the doorbell's poll window now
- * @qp: the QP, no lock held
- * @answer: the responder took a message the process may answer
- */
-void vhca_db_expire(struct vhca_qp *qp, bool answer);
-enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
-
-/* vhca_ghost.c */
+/* vhca_linger.c */
 
 /**
- * vhca_ghost_rx() - a request for a QP number no QP has
+ * vhca_linger_rx() - a request for a QP number no QP has
  * @vdev: the device
  * @pkt: the parsed packet
  * @skb: the packet, for its origin (vhca_net_rx_from())
@@ -406,7 +430,11 @@ enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
  *
  * Return: true when a lingering QP has that number.
  */
-bool vhca_ghost_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
-		   struct sk_buff *skb);
+bool vhca_linger_rx(struct vhca_dev *vdev, const struct vhca_pkt *pkt,
+		    struct sk_buff *skb);
+/* Free the lingering QP of number qpn, if any (vhca_engine_dev_fini()). */
+void vhca_linger_free(struct vhca_dev *vdev, unsigned long qpn);
+/* The work item that frees the lingering QPs that expired. */
+void vhca_linger_gc(struct work_struct *work);
 
 #endif /* VHCA_ENGINE_H */

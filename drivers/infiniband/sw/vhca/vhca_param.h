@@ -100,9 +100,9 @@
 /* UD and GSI sender: WQEs one pass executes before it yields. */
 #define VHCA_UD_BUDGET		64
 
-/* Lingering QPs: qp_linger_ms's default, and ghosts per device at most. */
+/* Lingering QPs: qp_linger_ms's default, and how many a device keeps. */
 #define VHCA_QP_LINGER_MS	5000
-#define VHCA_GHOSTS_MAX		4096
+#define VHCA_LINGER_MAX		4096
 
 /* Local delivery: nested deliveries per CPU before a packet takes the wire. */
 #define VHCA_NET_LOCAL_DEPTH	4

@@ -213,7 +213,7 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 	bth->opcode = pkt->opcode;
 	bth->flags = (pkt->se ? VHCA_BTH_SE : 0) |
 		     (pkt->mig ? VHCA_BTH_MIG : 0) |
-		     vhca_pkt_pad(pkt->paylen) << VHCA_BTH_PAD_SHIFT;
+		     FIELD_PREP(VHCA_BTH_PAD_MASK, vhca_pkt_pad(pkt->paylen));
 	bth->pkey = cpu_to_be16(VHCA_PKT_PKEY);
 	bth->qpn = cpu_to_be32(pkt->dqpn);
 	bth->apsn = cpu_to_be32((pkt->ackreq ? VHCA_BTH_ACKREQ : 0) | pkt->psn);
@@ -250,8 +250,10 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 	if (oi->flags & VHCA_PKT_AETH) {
 		struct vhca_aeth *aeth = (void *)p;
 
-		aeth->smsn = cpu_to_be32((u32)pkt->aeth_syndrome << 24 |
-					 pkt->aeth_msn);
+		aeth->smsn = cpu_to_be32(FIELD_PREP(VHCA_AETH_SYNDROME,
+						    pkt->aeth_syndrome) |
+					 FIELD_PREP(VHCA_AETH_MSN,
+						    pkt->aeth_msn));
 		p += AETH_LEN;
 	}
 	if (oi->flags & VHCA_PKT_ATMACK) {
@@ -309,8 +311,8 @@ static void vhca_pkt_parse_ext(const u8 *p, u16 flags, struct vhca_pkt *pkt)
 		const struct vhca_aeth *aeth = (const void *)p;
 		u32 smsn = be32_to_cpu(aeth->smsn);
 
-		pkt->aeth_syndrome = smsn >> 24;
-		pkt->aeth_msn = smsn & VHCA_PSN_MASK;
+		pkt->aeth_syndrome = FIELD_GET(VHCA_AETH_SYNDROME, smsn);
+		pkt->aeth_msn = FIELD_GET(VHCA_AETH_MSN, smsn);
 		p += AETH_LEN;
 	}
 	if (flags & VHCA_PKT_ATMACK) {
@@ -351,7 +353,7 @@ int vhca_pkt_parse(const void *buf, size_t len, struct vhca_pkt *pkt)
 		return -EINVAL;
 	/* Payload + pad: a multiple of 4, none for header-only opcodes. */
 	rem = len - oi->hdr_len - IB_ICRC_BYTES;
-	pad = (bth->flags & VHCA_BTH_PAD_MASK) >> VHCA_BTH_PAD_SHIFT;
+	pad = FIELD_GET(VHCA_BTH_PAD_MASK, bth->flags);
 	if (rem % 4 || pad > rem ||
 	    (rem && !(oi->flags & VHCA_PKT_PAYLOAD)))
 		return -EINVAL;

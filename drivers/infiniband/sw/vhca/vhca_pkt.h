@@ -13,6 +13,7 @@
 #ifndef VHCA_PKT_H
 #define VHCA_PKT_H
 
+#include <linux/bitfield.h>
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/compiler_attributes.h>
@@ -32,12 +33,12 @@ struct vhca_bth {
 	__be32 apsn;		/* 31: AckReq; 30-24: resv7; 23-0: PSN */
 } __packed;
 
-#define VHCA_BTH_SE		0x80
-#define VHCA_BTH_MIG		0x40
-#define VHCA_BTH_PAD_SHIFT	4
-#define VHCA_BTH_PAD_MASK	0x30
-#define VHCA_BTH_TVER_MASK	0x0f
-#define VHCA_BTH_ACKREQ		0x80000000U
+/* The fields of flags and apsn (FIELD_GET(), FIELD_PREP()). */
+#define VHCA_BTH_SE		BIT(7)
+#define VHCA_BTH_MIG		BIT(6)
+#define VHCA_BTH_PAD_MASK	GENMASK(5, 4)
+#define VHCA_BTH_TVER_MASK	GENMASK(3, 0)
+#define VHCA_BTH_ACKREQ		BIT(31)
 
 /* RDMA Extended Transport Header */
 struct vhca_reth {
@@ -139,6 +140,10 @@ struct vhca_pkt_opinfo {
 
 /* NULL for an opcode vhca does not speak. */
 const struct vhca_pkt_opinfo *vhca_pkt_opinfo(u8 opcode);
+
+/* The AETH's one word: the syndrome (bits 31-24) and the MSN. */
+#define VHCA_AETH_SYNDROME	GENMASK(31, 24)
+#define VHCA_AETH_MSN		GENMASK(23, 0)
 
 /*
  * AETH syndrome: bit 7 zero, bits 6-5 type, bits 4-0 value (ACK: credit

@@ -1,33 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The state of a queue pair as the device changes it: state changes with
- * their side effects on the rings and the engine, and the flush of both
- * queues in the error state.  Any context; the verbs are in
- * vhca_qp_verbs.c.
+ * their side effects on the rings and the engine, the flush of both
+ * queues in the error state, the QP's failure as the engine's roles find
+ * it, and the drop of the requests its responder held.  Any context; the
+ * verbs are in vhca_qp_verbs.c.
  */
 #include "vhca_engine.h"
-
-/* The work completion opcode of a send WQE opcode. */
-enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
-{
-	switch (wr_opcode) {
-	case VHCA_WR_RDMA_WRITE:
-	case VHCA_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case VHCA_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case VHCA_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-#ifdef VHCA_HAVE_IB_ATOMIC_WRITE
-	case VHCA_WR_ATOMIC_WRITE:
-		return IB_WC_ATOMIC_WRITE;
-#endif
-	default:
-		return IB_WC_SEND;
-	}
-}
 
 static void vhca_flush_cqe(struct vhca_qp *qp, struct ib_cq *ibcq, u64 wr_id,
 			   enum ib_wc_opcode opcode)
@@ -256,3 +235,47 @@ bool vhca_qp_to_error(struct vhca_qp *qp)
 	return vhca_qp_change_state(qp, IB_QPS_ERR, true);
 }
 
+/*
+ * The QP fails: the oldest send WQE completes with status (unless that is
+ * IB_WC_SUCCESS, for a failure of the responder), the QP moves to the
+ * error state where the rest is flushed, and a failure no WQE reports
+ * raises IB_EVENT_QP_FATAL.  Called without the QP's locks.
+ */
+void vhca_qp_fatal(struct vhca_qp *qp, u8 status)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_ERR && status != IB_WC_SUCCESS &&
+	    qp->req.swqe && vhca_qp_swqe(qp, qp->sq_tail)->fetched) {
+		vhca_comp_wqe(qp, status);
+		done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!vhca_qp_to_error(qp))
+		return;
+	if (!done && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * Drop the requests held (the QP left the states that take requests, or
+ * is being destroyed); the caller holds no QP lock.
+ */
+void vhca_resp_drop_held(struct vhca_qp *qp)
+{
+	struct sk_buff_head held;
+	unsigned long flags;
+
+	__skb_queue_head_init(&held);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	skb_queue_splice_init(&qp->resp.backlog, &held);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	__skb_queue_purge(&held);
+}

@@ -216,13 +216,6 @@ void vhca_qp_set_state(struct vhca_qp *qp, enum ib_qp_state state);
 bool vhca_qp_to_error(struct vhca_qp *qp);
 void vhca_qp_flush_sq(struct vhca_qp *qp);
 void vhca_qp_flush_rq(struct vhca_qp *qp);
-enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode);
-
-/* vhca_ghost.c, vhca_tx.c: the engine's side of a QP */
-void vhca_engine_qp_linger(struct vhca_qp *qp);
-void vhca_engine_kick(struct vhca_qp *qp);
-int vhca_engine_init(void);
-void vhca_engine_exit(void);
 
 /* vhca_ud.c: the engine of UD and GSI QPs */
 struct vhca_pkt;

@@ -6,13 +6,9 @@
  * Work requests live in the QP's rings: the provider writes user QPs' rings
  * directly, kernel QPs are posted here.  The heads of both kinds are in the
  * QP's doorbell record, so the device reads them one way.  The engine's
- * part of a QP's life (its work item, timers and WQE copies) is set up and
- * torn down here too.
+ * part of a QP's life (vhca_engine.c) is set up and torn down from here.
  */
-#include <linux/hrtimer.h>
 #include <linux/random.h>
-#include <linux/slab.h>
-#include <linux/timer.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -21,7 +17,7 @@
 #define VHCA_QPN_FIRST	2	/* 0 is reserved, 1 is the GSI QP */
 /*
  * Random QP numbers tried before giving up: VHCA_MAX_QP QPs and
- * VHCA_GHOSTS_MAX lingering ones hold at most 1/800 of the 2^24 numbers.
+ * VHCA_LINGER_MAX lingering ones hold at most 1/800 of the 2^24 numbers.
  */
 #define VHCA_QPN_TRIES	16
 
@@ -38,55 +34,6 @@ static void vhca_engine_doorbell(struct vhca_qp *qp)
 		vhca_req_drain(qp);
 	else
 		vhca_ud_send(qp);
-}
-
-static int vhca_engine_qp_init(struct vhca_qp *qp)
-{
-	gfp_t gfp = qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
-
-	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
-		  vhca_req_work : vhca_ud_work);
-	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
-	hrtimer_setup(&qp->req.rnr_timer, vhca_req_rnr_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
-	hrtimer_setup(&qp->db.timer, vhca_db_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
-	skb_queue_head_init(&qp->resp.backlog);
-	if (!vhca_qp_connected(qp))
-		return 0;
-	if (dst_cache_init(&qp->route, gfp))
-		return -ENOMEM;
-	if (!qp->sq.count)
-		return 0;
-	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), gfp);
-	if (qp->req.swqe)
-		return 0;
-	dst_cache_destroy(&qp->route);
-	return -ENOMEM;
-}
-
-/* Stop the engine for a QP about to be freed (not findable any more). */
-static void vhca_engine_qp_fini(struct vhca_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	WRITE_ONCE(qp->dying, true);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	/* Receives run under RCU: none is left in the QP after this. */
-	synchronize_net();
-	cancel_work_sync(&qp->tx_work);
-	timer_shutdown_sync(&qp->req.rexmit_timer);
-	hrtimer_cancel(&qp->req.rnr_timer);
-	hrtimer_cancel(&qp->db.timer);
-	/* The timers queue no work for a dying QP: none runs any more. */
-	vhca_resp_drop_held(qp);
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	memset(&qp->resp.msg, 0, sizeof(qp->resp.msg));
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	kvfree(qp->req.swqe);
-	/* Nothing sends for the QP any more (a lingering one has its own). */
-	dst_cache_destroy(&qp->route);
 }
 
 /*
@@ -110,7 +57,7 @@ static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 	for (tries = 0; tries < VHCA_QPN_TRIES && err == -EBUSY; tries++) {
 		/* Not IB_MULTICAST_QPN (IB_QPN_MASK): multicast's. */
 		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK - 1);
-		if (xa_load(&vdev->ghost_xa, qpn))
+		if (xa_load(&vdev->linger_xa, qpn))
 			continue;
 		err = xa_insert_irq(&vdev->qp_xa, qpn, qp, GFP_KERNEL);
 	}

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The RC requester: copies each send WQE once from the ring into the QP's
- * private array, validates the copy, gives it its PSNs and sends its
+ * private array, validates the copy, gives it its PSNs and builds its
  * packets, gathering the payload from the local MRs; keeps the window of
  * packets in flight, fences and the limit of READs and atomics; executes the local
  * operations (REG_MR, LOCAL_INV) in send-queue order; rewinds (go-back-N from a
- * PSN) for the completer and on the retransmit timer.  Process context (a
- * work item per QP, or the kick system call) or the doorbell's timer.
+ * PSN) for the completer and the retransmit timer.  Under sq_lock, in the
+ * passes that vhca_send.c runs (the work item per QP, the kick system
+ * call, the doorbell's timer).
  *
  * The UC requester is the same without what acknowledgements drive: SEND
  * and WRITE only, no window, no retransmit timer; a WQE completes as soon
@@ -444,8 +445,8 @@ static u32 vhca_req_seg(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 budget)
  * Returns true when the budget ran out with packets left to send; a WQE
  * that fails the QP leaves its status in *failed.
  */
-static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
-			  u8 *failed)
+bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
+		   u8 *failed)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 mtu, head, used, budget = VHCA_REQ_BUDGET;
@@ -565,7 +566,7 @@ static bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
  * its request).  Under sq_lock, with WQEs outstanding.  Returns false when
  * nothing was sent from psn on.
  */
-static bool vhca_req_go_back(struct vhca_qp *qp, u32 psn)
+bool vhca_req_go_back(struct vhca_qp *qp, u32 psn)
 {
 	u32 i, end = qp->req.next + !!qp->req.pkt, mtu = vhca_qp_mtu(qp);
 	struct vhca_swqe *wqe;
@@ -595,268 +596,4 @@ void vhca_req_rewind(struct vhca_qp *qp, u32 psn)
 {
 	if (vhca_req_go_back(qp, psn))
 		atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_RETRANSMITS]);
-}
-
-/* A run, for vhca_net_direct() to hand to vhca_req_place(). */
-struct vhca_req_run_arg {
-	struct vhca_qp *qp;
-	struct vhca_req_seg *seg;
-	bool nak;		/* the peer answered with a NAK or RNR NAK */
-};
-
-/* Count npkts packets of bytes (BTH through ICRC) from src to dst, placed. */
-static void vhca_req_count_direct(struct vhca_dev *src, struct vhca_dev *dst,
-				  u32 npkts, u32 bytes)
-{
-	atomic64_add(npkts, &src->counters[VHCA_CNT_TX_PACKETS]);
-	atomic64_add(bytes, &src->counters[VHCA_CNT_TX_BYTES]);
-	atomic64_add(npkts, &src->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
-	atomic64_add(npkts, &src->counters[VHCA_CNT_DIRECT_PACKETS]);
-	atomic64_add(npkts, &dst->counters[VHCA_CNT_RX_PACKETS]);
-	atomic64_add(bytes, &dst->counters[VHCA_CNT_RX_BYTES]);
-	atomic64_add(npkts, &dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
-}
-
-/*
- * Place run seg of qp in device dst's memory, through the responder of
- * its peer QP there (BHs off, RCU): only a connected RC QP of that number
- * whose peer is qp takes it, as only it takes the run's packets
- * (vhca_engine_rx()).  Its answer goes to qp's completer at once, as the
- * answer's packet would (it passes qp's receive checks: it comes from
- * qp's peer).  Both count as their packets would, delivered in the
- * kernel, and in direct_packets.
- */
-static bool vhca_req_place(struct vhca_dev *dst, void *arg)
-{
-	struct vhca_req_run_arg *run = arg;
-	struct vhca_qp *qp = run->qp, *peer;
-	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	struct vhca_req_seg *seg = run->seg;
-	struct vhca_swqe *wqe = seg->wqe;
-	struct vhca_src src = {
-		.vdev = vdev,
-		.pd = qp->ibqp.pd,
-		.sge = wqe->sge,
-		.num_sge = wqe->hdr.num_sge,
-		.data = wqe->hdr.flags & VHCA_WQE_INLINE ? wqe->data : NULL,
-	};
-	struct vhca_pkt ack = { .opcode = IB_OPCODE_RC_SEND_FIRST };
-
-	peer = xa_load(&dst->qp_xa, seg->pkt.dqpn);
-	if (!peer || READ_ONCE(peer->dying) ||
-	    peer->ibqp.qp_type != IB_QPT_RC ||
-	    !vhca_net_direct_from(&qp->attr.ah_attr.grh, qp->ibqp.qp_num,
-				  &peer->attr.ah_attr.grh,
-				  peer->attr.dest_qp_num) ||
-	    !vhca_resp_local(peer, &seg->pkt, seg->npkts, &src, seg->off,
-			     &ack))
-		return false;
-	/* BTH through ICRC of each packet: one RETH, ImmDt or IETH each. */
-	vhca_req_count_direct(vdev, dst, seg->npkts,
-			      vhca_pkt_opinfo(seg->pkt.opcode)->hdr_len +
-			      (seg->npkts - 1) * IB_BTH_BYTES +
-			      seg->pkt.paylen + vhca_pkt_pad(seg->pkt.paylen) +
-			      seg->npkts * IB_ICRC_BYTES);
-	if (ack.opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
-		run->nak = (ack.aeth_syndrome & VHCA_AETH_TYPE_MASK) !=
-			   VHCA_AETH_ACK;
-		vhca_req_count_direct(dst, vdev, 1,
-				      vhca_pkt_opinfo(ack.opcode)->hdr_len +
-				      IB_ICRC_BYTES);
-		vhca_comp_rx(qp, &ack, NULL, 0);
-	}
-	return true;
-}
-
-/*
- * The runs a pass built, in order, after it dropped sq_lock (the peer's
- * ACK comes back to qp's completer).  Returns 1 when the peer took them
- * all; 2 when it took one and NAKed it (an RNR NAK, say): the completer
- * has gone back to its PSN already, and those after it, which would
- * arrive out of sequence, are dropped.  Else what vhca_net_direct()
- * returned for the one it did not take, in *refused, and those after it
- * are not placed either.
- */
-static int vhca_req_deliver_segs(struct vhca_qp *qp, u32 nsegs, u32 *refused)
-{
-	struct vhca_req_run_arg run = { .qp = qp };
-	int taken;
-	u32 i;
-
-	for (i = 0; i < nsegs; i++) {
-		run.seg = &qp->req.segs[i];
-		taken = vhca_net_direct(to_vdev(qp->ibqp.device),
-					&qp->attr.ah_attr.grh, vhca_req_place,
-					&run);
-		if (taken <= 0) {
-			*refused = i;
-			return taken;
-		}
-		if (run.nak)
-			return 2;
-	}
-	return 1;
-}
-
-/*
- * One requester pass, its runs placed and its packets sent after the lock
- * is dropped, then the doorbell's state.  Passes never overlap, so packets
- * leave in PSN order: a caller that finds one under way leaves a note
- * (req_again) for it.  When the peer does not take a run, the requester
- * goes back to its first PSN and sends packets from there at once, in
- * another pass (the packets that followed the runs are dropped: they would
- * arrive out of order), and until the peer acknowledged them; a peer that
- * is not local gets packets from then on, until the next RTR.
- * Returns true when work is left: the budget ran out, WQEs came in the
- * doorbell's last look, or another caller left its note.
- */
-static bool vhca_req_run_pass(struct vhca_qp *qp)
-{
-	struct vhca_req_seg *seg;
-	struct sk_buff_head list;
-	u8 failed = IB_WC_SUCCESS;
-	unsigned long flags;
-	bool again = false;
-	u32 nsegs, refused;
-	int taken;
-
-	__skb_queue_head_init(&list);
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count ||
-	    qp->req.rnr_wait) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return false;
-	}
-	if (qp->req.running) {
-		qp->req.again = true;
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return false;
-	}
-	qp->req.running = true;
-	qp->req.again = false;
-	for (;;) {
-		qp->req.nsegs = 0;
-		again = vhca_req_pass(qp, &list, &failed);
-		if (!again && failed == IB_WC_SUCCESS)
-			again = vhca_db_idle(qp);
-		nsegs = qp->req.nsegs;
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-
-		taken = nsegs ? vhca_req_deliver_segs(qp, nsegs, &refused) : 1;
-		/* After a NAKed run, the packets too are out of order. */
-		if (taken == 2)
-			__skb_queue_purge(&list);
-		if (taken > 0)
-			break;
-		/* The runs come first: a failed WQE would have none before. */
-		__skb_queue_purge(&list);
-		seg = &qp->req.segs[refused];
-		spin_lock_irqsave(&qp->sq_lock, flags);
-		if (taken == -ENODEV)
-			qp->req.remote = true;
-		qp->req.wire = true;
-		qp->req.wire_end = vhca_psn_add(seg->pkt.psn, seg->npkts);
-		if (qp->dying || qp->state != IB_QPS_RTS || qp->req.rnr_wait ||
-		    !vhca_req_busy(qp)) {
-			spin_unlock_irqrestore(&qp->sq_lock, flags);
-			break;
-		}
-		vhca_req_go_back(qp, seg->pkt.psn);
-	}
-
-	vhca_tx_list(qp, &list);
-	if (failed != IB_WC_SUCCESS)
-		vhca_qp_fatal(qp, failed);
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	qp->req.running = false;
-	again |= qp->req.again;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	return again;
-}
-
-/* One pass; the work item takes what it leaves.  Any context. */
-void vhca_req_run(struct vhca_qp *qp)
-{
-	if (vhca_req_run_pass(qp))
-		vhca_engine_kick(qp);
-}
-
-/*
- * Passes while work is left, VHCA_REQ_PASSES at most, then the work item
- * takes the rest.  Process context (the work item, the kick system call):
- * a stream moves on in the thread already running instead of waking
- * another for every pass (a wakeup per message costs more than the pass),
- * and a kick's process pays for what it posted.
- */
-void vhca_req_drain(struct vhca_qp *qp)
-{
-	unsigned int passes = VHCA_REQ_PASSES;
-
-	while (vhca_req_run_pass(qp)) {
-		if (!--passes) {
-			vhca_engine_kick(qp);
-			return;
-		}
-		cond_resched();
-	}
-}
-
-/* The work item of an RC QP: the requester, then the responder's READs. */
-void vhca_req_work(struct work_struct *work)
-{
-	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
-
-	vhca_req_drain(qp);
-	if (vhca_resp_run(qp))
-		vhca_engine_kick(qp);
-}
-
-/* Send again from the oldest unacknowledged WQE. */
-static void vhca_req_rewind_all(struct vhca_qp *qp)
-{
-	vhca_req_rewind(qp, vhca_qp_swqe(qp, qp->sq_tail)->first_psn);
-}
-
-enum hrtimer_restart vhca_req_rnr_timer(struct hrtimer *t)
-{
-	struct vhca_qp *qp = container_of(t, struct vhca_qp, req.rnr_timer);
-	unsigned long flags;
-	bool resend;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	resend = !qp->dying && qp->state == IB_QPS_RTS && qp->req.rnr_wait;
-	qp->req.rnr_wait = false;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (resend)
-		vhca_engine_kick(qp);
-	return HRTIMER_NORESTART;
-}
-
-void vhca_req_rexmit_timer(struct timer_list *t)
-{
-	struct vhca_qp *qp = timer_container_of(qp, t, req.rexmit_timer);
-	unsigned long flags;
-	bool fatal = false;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	/* No timeout during an RNR delay: rnr_timer ends it. */
-	if (qp->dying || qp->state != IB_QPS_RTS || qp->req.rnr_wait ||
-	    !vhca_req_busy(qp)) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return;
-	}
-	atomic64_inc(&to_vdev(qp->ibqp.device)->counters[VHCA_CNT_TIMEOUTS]);
-	if (!qp->req.retry_left) {
-		fatal = true;
-	} else {
-		qp->req.retry_left--;
-		qp->comp.read_retried = false;
-		vhca_req_rewind_all(qp);
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (fatal)
-		vhca_qp_fatal(qp, IB_WC_RETRY_EXC_ERR);
-	else
-		vhca_engine_kick(qp);
 }

@@ -759,19 +759,3 @@ bool vhca_resp_run(struct vhca_qp *qp)
 		skb = NULL;
 	}
 }
-
-/*
- * Drop the requests held (the QP left the states that take requests, or
- * is being destroyed); the caller holds no QP lock.
- */
-void vhca_resp_drop_held(struct vhca_qp *qp)
-{
-	struct sk_buff_head held;
-	unsigned long flags;
-
-	__skb_queue_head_init(&held);
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	skb_queue_splice_init(&qp->resp.backlog, &held);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	__skb_queue_purge(&held);
-}

@@ -62,7 +62,7 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 	}
 	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
 	if (!qp) {
-		if (!vhca_ghost_rx(vdev, &pkt, skb))
+		if (!vhca_linger_rx(vdev, &pkt, skb))
 			atomic64_inc(&vdev->counters[VHCA_CNT_RX_NO_QP]);
 		goto out;
 	}

@@ -5,34 +5,8 @@
  */
 #include <linux/err.h>
 #include <linux/skbuff.h>
-#include <linux/workqueue.h>
 
 #include "vhca_engine.h"
-
-static struct workqueue_struct *vhca_engine_wq;
-
-/*
- * The engine's work items (requesters, READ responders, UD senders) run on
- * a workqueue of their own: high priority, so that processes busy-polling
- * their CQs on every CPU (perftest's pairs, on a 2-vCPU guest) cannot
- * starve the progress their own posts wait for; unbound, so a QP's item
- * runs wherever a CPU is free; WQ_MEM_RECLAIM, since the kernel's storage
- * consumers (NVMe and NFS over RDMA) may need it to make progress when
- * memory is short.
- */
-int vhca_engine_init(void)
-{
-	vhca_engine_wq = alloc_workqueue("vhca_engine",
-					 WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM,
-					 0);
-	return vhca_engine_wq ? 0 : -ENOMEM;
-}
-
-/* After every QP is gone: each cancelled its work item when destroyed. */
-void vhca_engine_exit(void)
-{
-	destroy_workqueue(vhca_engine_wq);
-}
 
 struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
 			      const struct vhca_pkt *pkt, void **payload)
@@ -85,11 +59,4 @@ void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 	skb = vhca_tx_build(to_vdev(qp->ibqp.device), &pkt, &payload);
 	if (!IS_ERR(skb))
 		__skb_queue_tail(list, skb);
-}
-
-/* Queue the QP's work item: the requester, or the UD sender. */
-void vhca_engine_kick(struct vhca_qp *qp)
-{
-	if (!READ_ONCE(qp->dying))
-		queue_work(vhca_engine_wq, &qp->tx_work);
 }

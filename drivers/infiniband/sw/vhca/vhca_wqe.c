@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Work queue entries as the engine reads them from the rings the provider
- * writes: send WQEs (RC and UD), their completion, and receive WQEs from
- * the RQ or the SRQ.
+ * writes: send WQEs (RC and UD), their completion and its opcode, and
+ * receive WQEs from the RQ or the SRQ.
  * The rings are in user memory: every field is read once, and what was
  * read is checked by the caller before it is used.
  */
@@ -98,4 +98,56 @@ bool vhca_wqe_take_recv(struct vhca_qp *qp, struct vhca_rmsg *msg, bool *bad)
 	/* The slot is read before the provider may reuse it. */
 	smp_store_release(&qp->recs.st->tail[1], qp->rq_tail);
 	return true;
+}
+
+/* The work completion opcode of a send WQE opcode. */
+enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case VHCA_WR_RDMA_WRITE:
+	case VHCA_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case VHCA_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case VHCA_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case VHCA_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+#ifdef VHCA_HAVE_IB_ATOMIC_WRITE
+	case VHCA_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
+#endif
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* The work completion opcode of a send WQE's opcode. */
+static u8 vhca_comp_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case VHCA_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case VHCA_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case VHCA_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	default:
+		return vhca_wc_opcode(wr_opcode);
+	}
+}
+
+/* Complete the WQE at sq_tail; under sq_lock. */
+void vhca_comp_wqe(struct vhca_qp *qp, u8 status)
+{
+	struct vhca_swqe *wqe = vhca_qp_swqe(qp, qp->sq_tail);
+
+	wqe->fetched = false;
+	if (qp->req.next == qp->sq_tail) {
+		/* Unsent: the requester goes on with the next. */
+		qp->req.next = qp->sq_tail + 1;
+		qp->req.pkt = 0;
+	}
+	vhca_wqe_complete_send(qp, &wqe->hdr, vhca_comp_opcode(wqe->hdr.opcode),
+			       wqe->len, status);
 }

@@ -540,7 +540,7 @@ static void engine_atomic_write_not_8_bytes(struct kunit *test)
 /*
  * Only RC QPs linger, and only they count: a UD QP's destroy leaves the
  * count of lingering QPs as it was (it was lowered once per destroy, so
- * that the cap let more than VHCA_GHOSTS_MAX linger).
+ * that the cap let more than VHCA_LINGER_MAX linger).
  */
 static void engine_linger_count_rc_only(struct kunit *test)
 {
@@ -551,11 +551,11 @@ static void engine_linger_count_rc_only(struct kunit *test)
 	t->resp->ibqp.qp_type = IB_QPT_UD;
 	for (i = 0; i < 3; i++)
 		vhca_engine_qp_linger(t->resp);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_ghosts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_lingering), 0);
 	t->resp->ibqp.qp_type = IB_QPT_RC;
-	/* An RC QP that received nothing leaves no ghost and no count. */
+	/* An RC QP that received nothing leaves no lingering QP and no count. */
 	vhca_engine_qp_linger(t->resp);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_ghosts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_lingering), 0);
 }
 
 /*

@@ -596,7 +596,7 @@ static void engine_lingering_qp(struct kunit *test)
 	/* Destroyed (as vhca_destroy_qp() does it), it lingers. */
 	free_qp(t, t->resp);
 	vhca_engine_qp_linger(t->resp);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_ghosts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_lingering), 1);
 
 	/* Its last ACK was lost: the retransmission is acknowledged again. */
 	deliver(test, t, &pkt, 0);

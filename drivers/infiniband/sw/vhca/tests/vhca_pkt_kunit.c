@@ -471,11 +471,11 @@ static void vhca_pkt_parse_refusals(struct kunit *test)
 	buf[1] = 0;
 
 	/* Pad: up to the payload + pad bytes present, never beyond. */
-	buf[1] = 3 << VHCA_BTH_PAD_SHIFT;
+	buf[1] = FIELD_PREP(VHCA_BTH_PAD_MASK, 3);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 20, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.paylen, 1);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 16, &out), -EINVAL);
-	buf[1] = 1 << VHCA_BTH_PAD_SHIFT;
+	buf[1] = FIELD_PREP(VHCA_BTH_PAD_MASK, 1);
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 16, &out), -EINVAL);
 	buf[1] = 0;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_parse(buf, 16, &out), 0);

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The engine's workqueue and its setup: the module's workqueue, the kick
+ * that queues a QP's work item on it, a device's lingering QPs, and the
+ * engine's part of a QP's life (its work item, timers, route cache and
+ * WQE copies), set up when the QP is created and stopped when it is
+ * destroyed.  Process context but for the kick (any context).
+ */
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "vhca_engine.h"
+
+static struct workqueue_struct *vhca_engine_wq;
+
+/*
+ * The engine's work items (requesters, READ responders, UD senders) run on
+ * a workqueue of their own: high priority, so that processes busy-polling
+ * their CQs on every CPU (perftest's pairs, on a 2-vCPU guest) cannot
+ * starve the progress their own posts wait for; unbound, so a QP's item
+ * runs wherever a CPU is free; WQ_MEM_RECLAIM, since the kernel's storage
+ * consumers (NVMe and NFS over RDMA) may need it to make progress when
+ * memory is short.
+ */
+int vhca_engine_init(void)
+{
+	vhca_engine_wq = alloc_workqueue("vhca_engine",
+					 WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM,
+					 0);
+	return vhca_engine_wq ? 0 : -ENOMEM;
+}
+
+/* After every QP is gone: each cancelled its work item when destroyed. */
+void vhca_engine_exit(void)
+{
+	destroy_workqueue(vhca_engine_wq);
+}
+
+/* Queue the QP's work item: the requester, or the UD sender. */
+void vhca_engine_kick(struct vhca_qp *qp)
+{
+	if (!READ_ONCE(qp->dying))
+		queue_work(vhca_engine_wq, &qp->tx_work);
+}
+
+void vhca_engine_dev_init(struct vhca_dev *vdev)
+{
+	xa_init(&vdev->linger_xa);
+	INIT_DELAYED_WORK(&vdev->linger_gc, vhca_linger_gc);
+}
+
+/* The device is going: no QP and no receive is left. */
+void vhca_engine_dev_fini(struct vhca_dev *vdev)
+{
+	unsigned long qpn;
+	struct vhca_linger *lqp;
+
+	cancel_delayed_work_sync(&vdev->linger_gc);
+	xa_for_each(&vdev->linger_xa, qpn, lqp)
+		vhca_linger_free(vdev, qpn);
+	xa_destroy(&vdev->linger_xa);
+}
+
+int vhca_engine_qp_init(struct vhca_qp *qp)
+{
+	gfp_t gfp = qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+
+	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
+		  vhca_req_work : vhca_ud_work);
+	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
+	hrtimer_setup(&qp->req.rnr_timer, vhca_req_rnr_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_setup(&qp->db.timer, vhca_db_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
+	skb_queue_head_init(&qp->resp.backlog);
+	if (!vhca_qp_connected(qp))
+		return 0;
+	if (dst_cache_init(&qp->route, gfp))
+		return -ENOMEM;
+	if (!qp->sq.count)
+		return 0;
+	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), gfp);
+	if (qp->req.swqe)
+		return 0;
+	dst_cache_destroy(&qp->route);
+	return -ENOMEM;
+}
+
+/* Stop the engine for a QP about to be freed (not findable any more). */
+void vhca_engine_qp_fini(struct vhca_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	WRITE_ONCE(qp->dying, true);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Receives run under RCU: none is left in the QP after this. */
+	synchronize_net();
+	cancel_work_sync(&qp->tx_work);
+	timer_shutdown_sync(&qp->req.rexmit_timer);
+	hrtimer_cancel(&qp->req.rnr_timer);
+	hrtimer_cancel(&qp->db.timer);
+	/* The timers queue no work for a dying QP: none runs any more. */
+	vhca_resp_drop_held(qp);
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	memset(&qp->resp.msg, 0, sizeof(qp->resp.msg));
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	kvfree(qp->req.swqe);
+	/* Nothing sends for the QP any more (a lingering one has its own). */
+	dst_cache_destroy(&qp->route);
+}
