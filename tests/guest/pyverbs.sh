@@ -120,13 +120,7 @@ port_up() {
 	if [ -n "$NS" ]; then
 		ip netns add "$NS" && ip -n "$NS" link set lo up || return 1
 	fi
-	ip ${NS:+-n $NS} -b - <<EOF || return 1
-link add $3 type veth peer name $4
-addr add $5.1/24 dev $3
-addr add $5.2/24 dev $4
-link set $3 up
-link set $4 up
-EOF
+	veth_pair "$3" "$4" "$5.1" "$5.2" $NS || return 1
 	# shellcheck disable=SC2016 # expanded by that shell
 	${NS:+ip netns exec $NS} sh -c 'for i in all default "$0" "$1"; do
 		echo 1 >/proc/sys/net/ipv4/conf/$i/accept_local &&

@@ -245,10 +245,10 @@ no_vhca_left() {
 	return 0
 }
 
-# veth_pair A B IPV4_A IPV4_B: a veth pair, addressed (/24) and up (one
-# ip process, its commands in a batch).
+# veth_pair A B IPV4_A IPV4_B [NS]: a veth pair, addressed (/24) and up (one
+# ip process, its commands in a batch), in the network namespace NS if given.
 veth_pair() {
-	ip -b - <<EOF
+	ip ${5:+-n $5} -b - <<EOF
 link add $1 type veth peer name $2
 addr add $3/24 dev $1
 addr add $4/24 dev $2
