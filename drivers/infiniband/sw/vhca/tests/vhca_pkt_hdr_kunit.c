@@ -79,54 +79,61 @@ static void vhca_pkt_layout(struct kunit *test)
 		0x1f, 0x00, 0x00, 0x03,
 		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
 	};
-	struct vhca_pkt p = {
-		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
-		.se = true, .ackreq = true, .dqpn = 0x123456, .psn = 0xabcdef,
-		.paylen = 5, .reth_va = 0x0123456789abcdefULL,
-		.reth_rkey = 0x11223344, .reth_len = 0x80000001,
-		.imm = cpu_to_be32(0xdeadbeef),
+	/* Not static: vhca_aeth_nak() and vhca_aeth_ack() are no constants. */
+	const struct {
+		const char *name;
+		struct vhca_pkt p;
+		const u8 *want;
+		int len;
+	} layouts[] = {
+		{ "RC WRITE_ONLY_WITH_IMMEDIATE", {
+			.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+			.se = true, .ackreq = true, .dqpn = 0x123456,
+			.psn = 0xabcdef, .paylen = 5,
+			.reth_va = 0x0123456789abcdefULL,
+			.reth_rkey = 0x11223344, .reth_len = 0x80000001,
+			.imm = cpu_to_be32(0xdeadbeef),
+		  }, write_imm, sizeof(write_imm) },
+		{ "UD SEND_ONLY_WITH_IMMEDIATE", {
+			.opcode = IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+			.mig = true, .dqpn = 1, .psn = 7, .paylen = 256,
+			.deth_qkey = 0x80010000, .deth_sqpn = 2,
+			.imm = cpu_to_be32(0xcafef00d),
+		  }, ud_imm, sizeof(ud_imm) },
+		{ "RC ACKNOWLEDGE (NAK)", {
+			.opcode = IB_OPCODE_RC_ACKNOWLEDGE, .dqpn = 0xfffffe,
+			.psn = 0,
+			.aeth_syndrome = vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR),
+			.aeth_msn = 0x102,
+		  }, nak, sizeof(nak) },
+		{ "RC COMPARE_SWAP", {
+			.opcode = IB_OPCODE_RC_COMPARE_SWAP, .ackreq = true,
+			.dqpn = 9, .psn = 5, .reth_va = 0x7fff12345678ULL,
+			.reth_rkey = 0xaabbccdd,
+			.atm_swap_add = 0x0102030405060708ULL,
+			.atm_compare = 0xf1f2f3f4f5f6f7f8ULL,
+		  }, cmp_swap, sizeof(cmp_swap) },
+		{ "RC ATOMIC_ACKNOWLEDGE", {
+			.opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, .dqpn = 9,
+			.psn = 5,
+			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+			.aeth_msn = 3, .atm_orig = 0x1122334455667788ULL,
+		  }, atomic_ack, sizeof(atomic_ack) },
 	};
+	unsigned int i;
 	u8 buf[64];
 
-	memset(buf, 0xaa, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 32);
-	KUNIT_EXPECT_MEMEQ(test, buf, write_imm, sizeof(write_imm));
-	KUNIT_EXPECT_EQ(test, buf[32], 0xaa);
-
-	p = (struct vhca_pkt){
-		.opcode = IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, .mig = true,
-		.dqpn = 1, .psn = 7, .paylen = 256,
-		.deth_qkey = 0x80010000, .deth_sqpn = 2,
-		.imm = cpu_to_be32(0xcafef00d),
-	};
-	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 24);
-	KUNIT_EXPECT_MEMEQ(test, buf, ud_imm, sizeof(ud_imm));
-
-	p = (struct vhca_pkt){
-		.opcode = IB_OPCODE_RC_ACKNOWLEDGE, .dqpn = 0xfffffe, .psn = 0,
-		.aeth_syndrome = vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR),
-		.aeth_msn = 0x102,
-	};
-	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 16);
-	KUNIT_EXPECT_MEMEQ(test, buf, nak, sizeof(nak));
-
-	p = (struct vhca_pkt){
-		.opcode = IB_OPCODE_RC_COMPARE_SWAP, .ackreq = true, .dqpn = 9,
-		.psn = 5, .reth_va = 0x7fff12345678ULL,
-		.reth_rkey = 0xaabbccdd,
-		.atm_swap_add = 0x0102030405060708ULL,
-		.atm_compare = 0xf1f2f3f4f5f6f7f8ULL,
-	};
-	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 40);
-	KUNIT_EXPECT_MEMEQ(test, buf, cmp_swap, sizeof(cmp_swap));
-
-	p = (struct vhca_pkt){
-		.opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, .dqpn = 9, .psn = 5,
-		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
-		.aeth_msn = 3, .atm_orig = 0x1122334455667788ULL,
-	};
-	KUNIT_ASSERT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), 24);
-	KUNIT_EXPECT_MEMEQ(test, buf, atomic_ack, sizeof(atomic_ack));
+	/* Each header exactly, and not a byte past it. */
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
+		memset(buf, 0xaa, sizeof(buf));
+		KUNIT_ASSERT_EQ_MSG(test, vhca_pkt_build(buf, sizeof(buf),
+							 &layouts[i].p),
+				    layouts[i].len, "%s", layouts[i].name);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf, layouts[i].want,
+				       layouts[i].len, "%s", layouts[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, buf[layouts[i].len], 0xaa, "%s",
+				    layouts[i].name);
+	}
 }
 
 static void fill_pkt(struct vhca_pkt *p, u8 opcode, u16 flags, u32 i,
@@ -371,22 +378,40 @@ static void vhca_pkt_parse_refusals(struct kunit *test)
 
 static void vhca_pkt_psn(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, vhca_psn_add(0xffffff, 1), 0);
-	KUNIT_EXPECT_EQ(test, vhca_psn_add(0xfffffe, 5), 3);
-	KUNIT_EXPECT_EQ(test, vhca_psn_add(0x123456, 0), 0x123456);
-	KUNIT_EXPECT_EQ(test, vhca_psn_add(0, 0xffffff), 0xffffff);
-	KUNIT_EXPECT_EQ(test, vhca_psn_add(1, 0xffffff), 0);
+	static const struct {
+		u32 psn, n, sum;
+	} adds[] = {
+		{ 0xffffff, 1, 0 },
+		{ 0xfffffe, 5, 3 },
+		{ 0x123456, 0, 0x123456 },
+		{ 0, 0xffffff, 0xffffff },
+		{ 1, 0xffffff, 0 },
+	};
+	static const struct {
+		u32 a, b;
+		s32 diff;
+	} diffs[] = {
+		{ 5, 5, 0 },
+		{ 0, 0xffffff, 1 },
+		{ 0xffffff, 0, -1 },
+		{ 0x00000f, 0xfffff0, 0x1f },
+		{ 0xfffff0, 0x00000f, -0x1f },
+		/* The window: 2^23 - 1 ahead is after, 2^23 ahead is before. */
+		{ 0x7fffff, 0, 0x7fffff },
+		{ 0x800000, 0, -0x800000 },
+		{ 0x7ffffe, 0xffffff, 0x7fffff },
+		{ 0x7fffff, 0xffffff, -0x800000 },
+	};
+	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(5, 5), 0);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0, 0xffffff), 1);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0xffffff, 0), -1);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0x00000f, 0xfffff0), 0x1f);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0xfffff0, 0x00000f), -0x1f);
-	/* The window: 2^23 - 1 ahead is after, 2^23 ahead is before. */
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0x7fffff, 0), 0x7fffff);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0x800000, 0), -0x800000);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0x7ffffe, 0xffffff), 0x7fffff);
-	KUNIT_EXPECT_EQ(test, vhca_psn_diff(0x7fffff, 0xffffff), -0x800000);
+	for (i = 0; i < ARRAY_SIZE(adds); i++)
+		KUNIT_EXPECT_EQ_MSG(test, vhca_psn_add(adds[i].psn, adds[i].n),
+				    adds[i].sum, "%#x + %#x", adds[i].psn,
+				    adds[i].n);
+	for (i = 0; i < ARRAY_SIZE(diffs); i++)
+		KUNIT_EXPECT_EQ_MSG(test, vhca_psn_diff(diffs[i].a, diffs[i].b),
+				    diffs[i].diff, "%#x - %#x", diffs[i].a,
+				    diffs[i].b);
 
 	KUNIT_EXPECT_TRUE(test, vhca_psn_after(0, 0xffffff));
 	KUNIT_EXPECT_FALSE(test, vhca_psn_before(0, 0xffffff));

@@ -134,34 +134,56 @@ static void vhca_pkt_icrc_known(struct kunit *test)
 /* The builder's headers under the known-answer ICRCs above. */
 static void vhca_pkt_icrc_built(struct kunit *test)
 {
-	struct vhca_pkt p = {
-		.opcode = IB_OPCODE_RC_SEND_ONLY, .se = true, .ackreq = true,
-		.dqpn = 0x11, .psn = 0x123456, .paylen = 5,
+	static const struct {
+		const char *name;
+		struct vhca_pkt p;
+		const u8 *want;
+		size_t len;
+		unsigned int nlen;	/* the IP header's length */
+		int hlen;		/* the IB headers' */
+		const char *payload;	/* 8 bytes, the pad included */
+	} kat[] = {
+		{ "v6_send", {
+			.opcode = IB_OPCODE_RC_SEND_ONLY, .se = true,
+			.ackreq = true, .dqpn = 0x11, .psn = 0x123456,
+			.paylen = 5,
+		  }, v6_send, sizeof(v6_send), 40, 12, "hello\0\0\0" },
+		{ "v4_write", {
+			.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+			.ackreq = true, .dqpn = 0xabcdef, .psn = 0xffffff,
+			.paylen = 7, .reth_va = 0x7f0012345678ULL,
+			.reth_rkey = 0xabcd1234, .reth_len = 7,
+			.imm = cpu_to_be32(0xdeadbeef),
+		  }, v4_write, sizeof(v4_write), 20, 32,
+		  "\x01\x02\x03\x04\x05\x06\x07\x00" },
 	};
+	unsigned int i, ib;
 	u8 buf[128];
 	int hlen;
 
-	memcpy(buf, v6_send, 48);
-	hlen = vhca_pkt_build(buf + 48, sizeof(buf) - 48, &p);
-	KUNIT_ASSERT_EQ(test, hlen, 12);
-	memcpy(buf + 60, "hello\0\0\0", 8);
-	KUNIT_ASSERT_EQ(test, vhca_pkt_icrc_set(buf, buf + 40, buf + 48, 24),
-			0);
-	KUNIT_EXPECT_MEMEQ(test, buf, v6_send, sizeof(v6_send));
+	/* The IP and UDP headers copied, the IB headers built. */
+	for (i = 0; i < ARRAY_SIZE(kat); i++) {
+		ib = kat[i].nlen + 8;
+		memcpy(buf, kat[i].want, ib);
+		hlen = vhca_pkt_build(buf + ib, sizeof(buf) - ib, &kat[i].p);
+		KUNIT_ASSERT_EQ_MSG(test, hlen, kat[i].hlen, "%s",
+				    kat[i].name);
+		memcpy(buf + ib + hlen, kat[i].payload, 8);
+		KUNIT_ASSERT_EQ_MSG(test, vhca_pkt_icrc_set(buf,
+							    buf + kat[i].nlen,
+							    buf + ib,
+							    kat[i].len - ib),
+				    0, "%s", kat[i].name);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf, kat[i].want, kat[i].len,
+				       "%s", kat[i].name);
+	}
+}
 
-	p = (struct vhca_pkt){
-		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, .ackreq = true,
-		.dqpn = 0xabcdef, .psn = 0xffffff, .paylen = 7,
-		.reth_va = 0x7f0012345678ULL, .reth_rkey = 0xabcd1234,
-		.reth_len = 7, .imm = cpu_to_be32(0xdeadbeef),
-	};
-	memcpy(buf, v4_write, 28);
-	hlen = vhca_pkt_build(buf + 28, sizeof(buf) - 28, &p);
-	KUNIT_ASSERT_EQ(test, hlen, 32);
-	memcpy(buf + 60, "\x01\x02\x03\x04\x05\x06\x07\x00", 8);
-	KUNIT_ASSERT_EQ(test, vhca_pkt_icrc_set(buf, buf + 20, buf + 28, 44),
-			0);
-	KUNIT_EXPECT_MEMEQ(test, buf, v4_write, sizeof(v4_write));
+/* The ICRC check of the CNP above, as modified in @buf. */
+static int cnp_check(const u8 *buf)
+{
+	return vhca_pkt_icrc_check(buf, buf + 20, buf + 28,
+				   sizeof(cx4_cnp) - 28);
 }
 
 static void vhca_pkt_icrc_fields(struct kunit *test)
@@ -179,24 +201,19 @@ static void vhca_pkt_icrc_fields(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(masked); i++) {
 		memcpy(buf, cx4_cnp, len);
 		buf[masked[i]] ^= 0x5a;
-		KUNIT_EXPECT_EQ_MSG(test, vhca_pkt_icrc_check(buf, buf + 20,
-							      buf + 28,
-							      len - 28),
-				    0, "byte %d", masked[i]);
+		KUNIT_EXPECT_EQ_MSG(test, cnp_check(buf), 0, "byte %d",
+				    masked[i]);
 	}
 	/* Any other byte (but the version/IHL): mismatch. */
 	for (i = 0; i < ARRAY_SIZE(covered); i++) {
 		memcpy(buf, cx4_cnp, len);
 		buf[covered[i]] ^= 0x01;
-		KUNIT_EXPECT_EQ_MSG(test, vhca_pkt_icrc_check(buf, buf + 20,
-							      buf + 28,
-							      len - 28),
-				    -EBADMSG, "byte %d", covered[i]);
+		KUNIT_EXPECT_EQ_MSG(test, cnp_check(buf), -EBADMSG, "byte %d",
+				    covered[i]);
 	}
 	memcpy(buf, cx4_cnp, len);
 	buf[len - 1] ^= 0x80;
-	KUNIT_EXPECT_EQ(test, vhca_pkt_icrc_check(buf, buf + 20, buf + 28,
-						  len - 28), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, cnp_check(buf), -EBADMSG);
 
 	/* IPv6 variant fields: traffic class, flow label, hop limit. */
 	memcpy(buf, v6_send, sizeof(v6_send));
@@ -213,8 +230,7 @@ static void vhca_pkt_icrc_fields(struct kunit *test)
 	/* Not IPv4 without options or IPv6; no room for BTH + ICRC. */
 	memcpy(buf, cx4_cnp, len);
 	buf[0] = 0x46;
-	KUNIT_EXPECT_EQ(test, vhca_pkt_icrc_check(buf, buf + 20, buf + 28,
-						  len - 28), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cnp_check(buf), -EINVAL);
 	buf[0] = 0x55;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_icrc_set(buf, buf + 20, buf + 28,
 						len - 28), -EINVAL);
