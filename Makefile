@@ -95,6 +95,14 @@ $(BUILD)/tests/vhca_fuzz_net: $(FUZZ_NET_SRCS) $(wildcard tests/progs/vhca_fuzz_
 	$(CC) -Wall -Wextra -O2 -g -pthread -Iinclude/uapi -Iproviders/vhca \
 		-Itests/lib -o $@ $(FUZZ_NET_SRCS) -libverbs
 
+# vhca_rdma: its main (tests/progs/vhca_rdma.c) and its parts, one file a
+# concern (tests/progs/vhca_rdma/).
+RDMA_SRCS := tests/progs/vhca_rdma.c $(wildcard tests/progs/vhca_rdma/*.c)
+$(BUILD)/tests/vhca_rdma: $(RDMA_SRCS) $(wildcard tests/progs/vhca_rdma/*.h) $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca \
+		-Itests/lib -o $@ $(RDMA_SRCS) -libverbs
+
 $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(PROG_CC)

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The dispatch test's fake kernel: fake_uverbs.c interposes on the libc
- * calls libibverbs and the provider make (the test binary is linked
- * -rdynamic, so its definitions come first) and answers those made on a
- * uverbs fd: write() commands, ioctl() (ENOTTY: libibverbs falls back to
- * write()), mmap() and munmap() of the context's areas and the rings,
- * socket() (RDMA netlink refused, so libibverbs reads sysfs).  Everything
- * else is passed on.  Its mmap entries are memfds: the fake kernel's own
- * view of them (kview) is where the tests read what the provider wrote and
- * write what the device would.
+ * The dispatch test's fake kernel: fake_uverbs.c (the queues' commands in
+ * fake_uverbs_queues.c) interposes on the libc calls libibverbs and the
+ * provider make (the test binary is linked -rdynamic, so its definitions
+ * come first) and answers those made on a uverbs fd: write() commands,
+ * ioctl() (ENOTTY: libibverbs falls back to write()), mmap() and munmap()
+ * of the context's areas and the rings, socket() (RDMA netlink refused, so
+ * libibverbs reads sysfs).  Everything else is passed on.  Its mmap
+ * entries are memfds: the fake kernel's own view of them (kview) is where
+ * the tests read what the provider wrote and write what the device would.
  *
  * fk is all the fake kernel knows: what to inject, what it was asked,
  * what it answered.  A test process starts from the state main() left.
@@ -151,11 +151,41 @@ struct fake_srq *find_srq(uint32_t handle);
 void push_cqe(struct fake_cq *cq, const struct vhca_cqe *cqe);
 
 /*
- * Enters a private mount namespace (root only) with a fake /dev/infiniband
- * and a fake sysfs (SYSFS_PATH) for libibverbs to find, as RDMAV_DRIVERS,
- * the provider at @provider (/abs/path/libvhca): vhca0 (platform:vhca),
- * vhca1 (another uverbs ABI), vhca2 (a PCI modalias) and foo0 (vhca0's
- * parent, renamed).  Fails the program (harness_fatal()) if it cannot.
+ * Between the fake kernel's files: fake_uverbs.c's mmap entries (regions),
+ * doorbell records and responses, which the queues' commands use; and
+ * those commands (fake_uverbs_queues.c, each 0 or an errno), which
+ * fake_uverbs.c's command dispatch calls.
+ */
+size_t page_up(size_t n);
+void region_del(struct region *r);
+struct region *region_new(off_t offset, size_t size, bool writable);
+uint32_t pow2_at_least(uint32_t n);
+uint32_t new_rec(void);
+int respond(void *resp, size_t resp_len, const void *core,
+	    size_t core_len, const void *drv, size_t drv_len);
+int fake_create_cq(const void *req, void *resp, size_t resp_len);
+int fake_resize_cq(const void *req, void *resp, size_t resp_len);
+int fake_destroy_cq(uint32_t handle, void *resp, size_t resp_len);
+int fake_open_qp(const struct ib_uverbs_open_qp *c, void *resp,
+		 size_t resp_len);
+int fake_create_qp(const void *req, void *resp, size_t resp_len);
+int fake_modify_qp(const void *req);
+int fake_query_qp(const struct ib_uverbs_query_qp *q, void *resp,
+		  size_t resp_len);
+int fake_post_send(const void *req, void *resp, size_t resp_len);
+int fake_destroy_qp(uint32_t handle, void *resp, size_t resp_len);
+int fake_create_srq(const void *req, void *resp, size_t resp_len);
+int fake_create_xsrq(const void *req, void *resp, size_t resp_len);
+int fake_query_srq(const struct ib_uverbs_query_srq *q, void *resp,
+		   size_t resp_len);
+int fake_destroy_srq(uint32_t handle, void *resp, size_t resp_len);
+
+/*
+ * Enters a private mount namespace (root only) with a fake
+ * /dev/infiniband and a fake sysfs (SYSFS_PATH) for libibverbs to find, as
+ * RDMAV_DRIVERS, the provider at @provider (/abs/path/libvhca): vhca0
+ * (platform:vhca), vhca1 (another uverbs ABI), vhca2 (a PCI modalias) and
+ * foo0 (vhca0's parent, renamed); fake_uverbs_system.c.  Fails the program (harness_fatal()) if it cannot.
  */
 void enter_fake_system(const char *provider);
 
