@@ -8,13 +8,15 @@
 # while the first posts valid traffic and polls (shared memory is read
 # once: KASAN would see a field read twice); verbs: two processes run
 # random verb sequences over every object and QP type beside the same
-# victim.  Afterwards every device's objects and coherent buffers are back
-# to their count before, and the ring fuzzer's refused WQEs show in rdma
-# statistic (malformed_wqes).
+# victim; modify: modify_qp from two threads against the engine's error
+# paths; mtu: the netdev's MTU moved under traffic.  Afterwards every
+# device's objects and coherent buffers are back to their count before,
+# and the ring fuzzer's refused WQEs show in rdma statistic
+# (malformed_wqes).
 #
 # FUZZ_SECS: how long each fuzzer runs (default: 45 s on the debug kernel,
-# the fuzzers' share of make check, 25 s for ring-race; 10 s on the stock
-# kernel).
+# the fuzzers' share of make check, 25 s for ring-race, 8 s for
+# modify and mtu; 10 s on the stock kernel).
 # FUZZ_SEED: the seed (default: a random one); each scenario prints the
 # seed it used and the command that replays it, in the guest
 # (`make fuzz SECS=N SEED=N` on the host).  A seed replays the sequence of
@@ -26,6 +28,9 @@ FUZZ=$VHCA_TOP/build/tests/vhca_fuzz
 T=/tmp/fuzz-test
 mkdir -p $T
 RACE_SECS=${FUZZ_SECS:-25}
+# modify and mtu run FUZZ_SECS if set, else 8 s each (their share of
+# make check).
+CLASS_SECS=${FUZZ_SECS:-8}
 if [ "${VHCA_KERNEL:-stock}" = debug ]; then
 	FUZZ_SECS=${FUZZ_SECS:-45}
 else
@@ -112,5 +117,22 @@ verbs() {
 	fuzz verbs
 }
 scenario verbs verbs $FUZZ_LIMIT debug
+
+# modify_qp from two threads against QPs whose traffic fails (bad rkey,
+# RNR with rnr_retry 0, retries toward a QPN nobody has, receives too
+# short on RC, UC and UD) and works: every WR completes once and in
+# order, no failing one with SUCCESS, all of them after ERR.
+modify() {
+	fuzz modify "$CLASS_SECS"
+}
+scenario modify modify $((CLASS_SECS + 60)) debug
+
+# The MTU of vhca0's netdev moved from 68 to 9000 under RC traffic:
+# active_mtu truthful, UD SENDs longer than it fail, RC bytes exact or an
+# error completion.
+mtu() {
+	fuzz mtu "$CLASS_SECS"
+}
+scenario mtu mtu $((CLASS_SECS + 60)) debug
 
 run_scenarios "$@"

@@ -7,6 +7,7 @@
 #define VHCA_FUZZ_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -170,5 +171,13 @@ int race_main(char **dev, double secs, uint64_t seed);
 /* ---- the verb-sequence fuzzer (verbs.c) ---- */
 
 int verbs_main(char **dev, double secs, uint64_t seed);
+
+/* ---- modify_qp against the engine's error paths (modify.c) ---- */
+
+int modify_main(char **dev, double secs, uint64_t seed);
+
+/* ---- netdev MTUs under traffic (mtu.c) ---- */
+
+int mtu_main(char **dev, double secs, uint64_t seed);
 
 #endif /* VHCA_FUZZ_H */
