@@ -6,7 +6,7 @@
  *
  *   vhca_fuzz MODE DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]
  *
- * MODE: ring, ring-race, verbs, modify or mtu.
+ * MODE: ring, ring-race, verbs, modify, mtu, mmap or hold.
  *
  * DEV0 and DEV1 are two vhca ports of one namespace, GID0 and GID1 the
  * indices of their RoCE v2 GIDs.  The seed (random unless given) is printed
@@ -60,6 +60,10 @@
  * active_mtu truthful, UD SENDs longer than it fail, RC bytes exact or an
  * error completion (mtu.c).
  *
+ * mmap and hold: rings and doorbell pages kept mapped while their QP, CQ,
+ * context (mmap) or device (hold, whose link the caller deletes) goes,
+ * then touched, forked with, unmapped (mmap.c).
+ *
  * The victim (a process of its own, in ring, ring-race, verbs and
  * modify): an RC QP on DEV0
  * connected to one on DEV1, SEND, RDMA WRITE and RDMA READ in turn, every
@@ -76,7 +80,7 @@
  * fuzzer's objects, steps and report), ring_wqe.c (the values it writes
  * into slots), ring_head.c (the producer indices it writes), race.c and
  * racer.c (ring-race's main thread and its racer), verbs.c, modify.c,
- * mtu.c, and fuzz.h, what they share.
+ * mtu.c, mmap.c, and fuzz.h, what they share.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -93,7 +97,7 @@ static const struct {
 } modes[] = {
 	{ "ring", ring_main }, { "ring-race", race_main },
 	{ "verbs", verbs_main }, { "modify", modify_main },
-	{ "mtu", mtu_main },
+	{ "mtu", mtu_main }, { "mmap", mmap_main }, { "hold", hold_main },
 };
 #define NMODE	(int)(sizeof(modes) / sizeof(modes[0]))
 
@@ -121,7 +125,7 @@ int main(int argc, char **argv)
 		if (!strcmp(pos[0], modes[i].name))
 			break;
 	if (n != 5 || i == NMODE) {
-		fprintf(stderr, "usage: %s ring|ring-race|verbs|modify|mtu DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
+		fprintf(stderr, "usage: %s ring|ring-race|verbs|modify|mtu|mmap|hold DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
 			argv[0]);
 		return 255;
 	}

@@ -180,4 +180,9 @@ int modify_main(char **dev, double secs, uint64_t seed);
 
 int mtu_main(char **dev, double secs, uint64_t seed);
 
+/* ---- mappings that outlive their objects (mmap.c) ---- */
+
+int mmap_main(char **dev, double secs, uint64_t seed);
+int hold_main(char **dev, double secs, uint64_t seed);
+
 #endif /* VHCA_FUZZ_H */
