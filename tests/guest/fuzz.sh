@@ -8,18 +8,18 @@
 # while the first posts valid traffic and polls (shared memory is read
 # once: KASAN would see a field read twice); verbs: two processes run
 # random verb sequences over every object and QP type beside the same
-# victim; modify: modify_qp from two threads against the engine's error
-# paths; mtu: the netdev's MTU moved under traffic; mmap: rings and
-# doorbell pages kept mapped past their objects and contexts.  Afterwards
-# every device's objects and coherent buffers are back to their count
-# before, and the ring fuzzer's refused WQEs show in rdma statistic
-# (malformed_wqes).  link-netns: rdma link add and delete racing
-# namespace deletion, with a process holding an RC pair and mapped rings
-# on the links.
+# victim; srq-race: ring-race's racer on the SRQ's WQEs alone; modify:
+# modify_qp from two threads against the engine's error paths; mtu: the
+# netdev's MTU moved under traffic; mmap: rings and doorbell pages kept
+# mapped past their objects and contexts.  Afterwards every device's
+# objects and coherent buffers are back to their count before, and the
+# ring fuzzer's refused WQEs show in rdma statistic (malformed_wqes).
+# link-netns: rdma link add and delete racing namespace deletion, with a
+# process holding an RC pair and mapped rings on the links.
 #
 # FUZZ_SECS: how long each fuzzer runs (default: 45 s on the debug kernel,
 # the fuzzers' share of make check, 25 s for ring-race, 8 s for
-# modify, mtu and mmap; 10 s on the stock kernel); link-netns
+# srq-race, modify, mtu and mmap; 10 s on the stock kernel); link-netns
 # runs a round per 20 s of it, 3 at least.
 # FUZZ_SEED: the seed (default: a random one); each scenario prints the
 # seed it used and the command that replays it, in the guest
@@ -32,8 +32,8 @@ FUZZ=$VHCA_TOP/build/tests/vhca_fuzz
 T=/tmp/fuzz-test
 mkdir -p $T
 RACE_SECS=${FUZZ_SECS:-25}
-# modify, mtu and mmap run FUZZ_SECS if set, else 8 s each (their share
-# of make check); link-netns a round per 20 s of FUZZ_SECS, 3 at
+# srq-race, modify, mtu and mmap run FUZZ_SECS if set, else 8 s each (their
+# share of make check); link-netns a round per 20 s of FUZZ_SECS, 3 at
 # least.
 CLASS_SECS=${FUZZ_SECS:-8}
 NETNS_ROUNDS=$((${FUZZ_SECS:-0} / 20))
@@ -124,6 +124,16 @@ verbs() {
 	fuzz verbs
 }
 scenario verbs verbs $FUZZ_LIMIT debug
+
+# The SRQ's num_sge raced: ring-race with the racer on the SRQ's WQEs
+# alone (num_sge, SGE lengths and addresses) while the partners' SENDs
+# consume them; KASAN sees a count read twice.
+srq_race() {
+	fuzz srq-race "$CLASS_SECS"
+	check "no KASAN, UBSAN, WARN or BUG report while num_sge of SRQ WQEs was raced (seed=$_seed)" \
+		no_dmesg 'KASAN\|UBSAN\|WARNING:\|BUG:'
+}
+scenario srq-race srq_race $((CLASS_SECS + 60)) debug
 
 # modify_qp from two threads against QPs whose traffic fails (bad rkey,
 # RNR with rnr_retry 0, retries toward a QPN nobody has, receives too

@@ -6,7 +6,7 @@
  *
  *   vhca_fuzz MODE DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]
  *
- * MODE: ring, ring-race, verbs, modify, mtu, mmap or hold.
+ * MODE: ring, ring-race, srq-race, verbs, modify, mtu, mmap or hold.
  *
  * DEV0 and DEV1 are two vhca ports of one namespace, GID0 and GID1 the
  * indices of their RoCE v2 GIDs.  The seed (random unless given) is printed
@@ -50,6 +50,9 @@
  * exits with them live.  At the end everything is destroyed; the caller
  * compares the device's object and coherent-buffer counts to its baseline.
  *
+ * srq-race: ring-race with the racer on the SRQ's WQEs alone (num_sge,
+ * SGE lengths and addresses) while the partners' SENDs consume them.
+ *
  * modify: modify_qp from the posting thread and a second one, to every
  * state and back, against QPs whose traffic fails (bad rkey, RNR with
  * rnr_retry 0, retries toward a QPN nobody has, receives too short) and
@@ -64,8 +67,8 @@
  * context (mmap) or device (hold, whose link the caller deletes) goes,
  * then touched, forked with, unmapped (mmap.c).
  *
- * The victim (a process of its own, in ring, ring-race, verbs and
- * modify): an RC QP on DEV0
+ * The victim (a process of its own, in ring, ring-race, srq-race, verbs
+ * and modify): an RC QP on DEV0
  * connected to one on DEV1, SEND, RDMA WRITE and RDMA READ in turn, every
  * completion a success, every byte checked, no operation taking longer
  * than VICTIM_STALL_S.
@@ -96,6 +99,7 @@ static const struct {
 	int (*main)(char **dev, double secs, uint64_t seed);
 } modes[] = {
 	{ "ring", ring_main }, { "ring-race", race_main },
+	{ "srq-race", srq_race_main },
 	{ "verbs", verbs_main }, { "modify", modify_main },
 	{ "mtu", mtu_main }, { "mmap", mmap_main }, { "hold", hold_main },
 };
@@ -125,7 +129,7 @@ int main(int argc, char **argv)
 		if (!strcmp(pos[0], modes[i].name))
 			break;
 	if (n != 5 || i == NMODE) {
-		fprintf(stderr, "usage: %s ring|ring-race|verbs|modify|mtu|mmap|hold DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
+		fprintf(stderr, "usage: %s ring|ring-race|srq-race|verbs|modify|mtu|mmap|hold DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
 			argv[0]);
 		return 255;
 	}

@@ -160,6 +160,8 @@ struct racer {
 	uint32_t max_sge[NRR];
 	uint32_t max_inline[NRR];
 	uint64_t flips[NFLIP], toggles, left_odd, idle, bursts;
+	bool srq_only;		/* srq-race: the SRQ's WQEs alone */
+	uint64_t srq_num_sge;	/* num_sge flips of SRQ WQEs */
 };
 
 void racer_start(struct racer *r, uint64_t seed);
@@ -167,6 +169,7 @@ void racer_stop(struct racer *r);
 void racer_hold(struct racer *r);
 void racer_release(struct racer *r, struct ring_fuzz *f);
 int race_main(char **dev, double secs, uint64_t seed);
+int srq_race_main(char **dev, double secs, uint64_t seed);
 
 /* ---- the verb-sequence fuzzer (verbs.c) ---- */
 
