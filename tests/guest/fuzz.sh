@@ -144,9 +144,9 @@ modify() {
 }
 scenario modify modify $((CLASS_SECS + 60)) debug
 
-# The MTU of vhca0's netdev moved from 68 to 9000 under RC traffic:
-# active_mtu truthful, UD SENDs longer than it fail, RC bytes exact or an
-# error completion.
+# The MTU of vhca0's netdev moved from 68 to 9000 under RC traffic, half
+# of it over the wire (force_wire): active_mtu truthful, UD SENDs longer
+# than it fail, RC bytes exact or an error completion.
 mtu() {
 	fuzz mtu "$CLASS_SECS"
 }

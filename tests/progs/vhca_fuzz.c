@@ -59,9 +59,10 @@
  * works: every WR completes once, in order, no failing one with SUCCESS,
  * all of them once the QP is in ERR (modify.c).
  *
- * mtu: DEV0's netdev MTU moved from 68 to 9000 under RC traffic:
- * active_mtu truthful, UD SENDs longer than it fail, RC bytes exact or an
- * error completion (mtu.c).
+ * mtu: DEV0's netdev MTU moved from 68 to 9000 under RC traffic (half of
+ * it over the wire: vhca's force_wire parameter): active_mtu truthful, UD
+ * SENDs longer than it fail, RC bytes exact or an error completion
+ * (mtu.c).
  *
  * mmap and hold: rings and doorbell pages kept mapped while their QP, CQ,
  * context (mmap) or device (hold, whose link the caller deletes) goes,

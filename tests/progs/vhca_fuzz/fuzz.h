@@ -42,6 +42,7 @@ static uint64_t *fuzz_rng = &fuzz_rng_stream;
 #define FUZZ_SGES	4	/* the fuzzed QPs' max_send_sge, max_recv_sge */
 
 double now_s(void);
+int force_wire(int v);
 
 /* ---- devices and connections (setup.c) ---- */
 

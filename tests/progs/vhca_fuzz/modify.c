@@ -7,7 +7,8 @@
  * RC, UC and UD) and toward what works, while the main thread and a
  * second thread move them at random to RESET, INIT, RTR, RTS, SQD and ERR
  * and back (a RESET reconnects the case's partner QP on DEV1 as well, so
- * that no PSN falls into the partner's duplicate region).
+ * that no PSN falls into the partner's duplicate region).  Half the rounds
+ * go over the wire (force_wire), where receives run in softirq.
  *
  * Checked: every send WR completes once, in the order posted (a RESET
  * forgets the ones still posted: the kernel produces no CQE of the QP
@@ -74,7 +75,7 @@ struct modify_fuzz {
 		 other[NKIND], forgotten[NKIND];
 	uint64_t recv_ok[NKIND], recv_err[NKIND];
 	uint64_t moves[2][NMOVE], refused[2][NMOVE];
-	uint64_t rounds, polls;
+	uint64_t rounds, polls, wire_rounds;
 };
 
 static uint64_t srnd(uint64_t *s)
@@ -532,8 +533,8 @@ static void modify_report(struct modify_fuzz *m, uint64_t seed)
 {
 	int k, w;
 
-	ktap_diag("fuzz modify: seed=%" PRIu64 ": %" PRIu64 " rounds, %" PRIu64 " polls",
-		  seed, m->rounds, m->polls);
+	ktap_diag("fuzz modify: seed=%" PRIu64 ": %" PRIu64 " rounds (%" PRIu64 " over the wire), %" PRIu64 " polls",
+		  seed, m->rounds, m->wire_rounds, m->polls);
 	for (k = 0; k < NKIND; k++)
 		ktap_diag("modify %s: %" PRIu64 " posted: %" PRIu64 " SUCCESS, %" PRIu64 " %s, %" PRIu64 " flushed, %" PRIu64 " other errors, %" PRIu64 " forgotten by RESET; peer receives %" PRIu64 " SUCCESS, %" PRIu64 " errors",
 			  kind_name[k], m->posted[k], m->ok[k], m->expected[k],
@@ -560,7 +561,7 @@ int modify_main(char **dev, double secs, uint64_t seed)
 	struct victim_proc vp;
 	double end = now_s() + secs, round_end;
 	bool ok, drained = true;
-	int i;
+	int i, wire0;
 
 	fuzz_rng_stream = seed;
 	m.rng2 = rnd();
@@ -570,7 +571,11 @@ int modify_main(char **dev, double secs, uint64_t seed)
 	ok = modify_open(&m, dev);
 	result(ok, "modify: QPs of every case connected", "%s",
 	       strerror(errno));
+	wire0 = force_wire(-1);
 	while (ok && now_s() < end) {
+		/* Half the rounds over the wire: receives in softirq. */
+		if (wire0 >= 0 && force_wire(below(2)) > 0)
+			m.wire_rounds++;
 		m.stop = 0;
 		if (pthread_create(&m.thread, NULL, mover, &m)) {
 			fail(&m, "pthread_create failed");
@@ -602,6 +607,8 @@ int modify_main(char **dev, double secs, uint64_t seed)
 		}
 		m.rounds++;
 	}
+	if (wire0 >= 0)
+		force_wire(wire0);
 	modify_report(&m, seed);
 	result(ok && drained,
 	       "modify: every QP moved to ERR completes all its WRs within 10 s",

@@ -2,7 +2,10 @@
 /*
  * vhca_fuzz mtu: the MTU of DEV0's netdev moved among values around the
  * IB MTUs and below the smallest (68 to 9000) while an RC pair (DEV0 to
- * DEV1) carries SEND, RDMA WRITE and RDMA READ.  After every change
+ * DEV1) carries SEND, RDMA WRITE and RDMA READ, half the batches over
+ * the wire (vhca's force_wire parameter: ports of one namespace deliver
+ * in the kernel otherwise, where no netdev MTU applies).  After every
+ * change
  * query_port's active_mtu is the largest IB MTU whose packets fit the
  * netdev, 256 when none does (never 0); a UD SEND one byte to 4 KiB
  * longer than it fails (refused at post or an error completion, never
@@ -38,10 +41,12 @@ struct mtu_fuzz {
 	struct ibv_mr *ma, *mb;
 	uint8_t *bufa, *bufb;	/* RC_BATCH areas of RC_LEN each, and UD */
 	uint32_t psn;
+	int wire0;		/* force_wire before, -1: not there */
 	bool bad;
 	uint64_t set[NMTU], active[6], rc[3][NRCRES], ud_refused, ud_err, ud_ok,
-		 reconnects;
+		 reconnects, batches[2];
 };
+
 
 static int ndev_mtu(struct mtu_fuzz *f)
 {
@@ -177,7 +182,7 @@ static const char *const op_name[3] = { "SEND", "RDMA WRITE", "RDMA READ" };
  */
 static bool rc_batch(struct mtu_fuzz *f, uint64_t it, int move)
 {
-	int op[RC_BATCH], i, n, got_a = 0, want_b = 0, got_b = 0;
+	int op[RC_BATCH], i, n, got_a = 0, want_b = 0, got_b = 0, sent = 0;
 	uint32_t len[RC_BATCH];
 	int st[RC_BATCH];
 	bool err = false;
@@ -225,13 +230,15 @@ static bool rc_batch(struct mtu_fuzz *f, uint64_t it, int move)
 			     mtus[move], strerror(errno));
 	}
 	end = now_s() + VICTIM_STALL_S;
-	while ((got_a < RC_BATCH || got_b < want_b) && now_s() < end) {
+	/* A SEND that completed SUCCESS has completed its receive too. */
+	while ((got_a < RC_BATCH || got_b < sent) && now_s() < end) {
 		struct ibv_wc wc;
 
 		n = ibv_poll_cq(f->ca, 1, &wc);
 		if (n > 0 && wc.wr_id < RC_BATCH && st[wc.wr_id] < 0) {
 			st[wc.wr_id] = wc.status;
 			got_a++;
+			sent += !op[wc.wr_id] && wc.status == IBV_WC_SUCCESS;
 		} else if (n > 0) {
 			fail(f, "unexpected completion wr_id %" PRIu64,
 			     (uint64_t)wc.wr_id);
@@ -245,9 +252,9 @@ static bool rc_batch(struct mtu_fuzz *f, uint64_t it, int move)
 				     len[wc.wr_id], wc.byte_len);
 		}
 	}
-	if (got_a < RC_BATCH) {
-		fail(f, "RC batch %" PRIu64 ": %d of %d completions in %d s",
-		     it, got_a, RC_BATCH, VICTIM_STALL_S);
+	if (got_a < RC_BATCH || got_b < sent) {
+		fail(f, "RC batch %" PRIu64 ": %d of %d completions, %d of %d receives in %d s",
+		     it, got_a, RC_BATCH, got_b, sent, VICTIM_STALL_S);
 		for (i = 0; i < RC_BATCH; i++)
 			if (st[i] < 0)
 				f->rc[op[i]][RC_STALL]++;
@@ -411,6 +418,7 @@ int mtu_main(char **dev, double secs, uint64_t seed)
 
 	fuzz_rng_stream = seed;
 	f.sock = -1;
+	f.wire0 = force_wire(-1);
 	ok = mtu_open(&f, dev);
 	result(ok, "mtu: RC and UD QPs from DEV0 to DEV1", "%s",
 	       strerror(errno));
@@ -419,6 +427,15 @@ int mtu_main(char **dev, double secs, uint64_t seed)
 
 		if (mv >= 0)
 			f.set[mv]++;
+		if (f.wire0 >= 0) {
+			int w = below(2);
+
+			if (force_wire(w) < 0) {
+				fail(&f, "set force_wire: %s", strerror(errno));
+				break;
+			}
+			f.batches[w]++;
+		}
 		/* Now and then a path MTU of the moment's. */
 		if (chance(20) && !rc_reconnect(&f)) {
 			fail(&f, "reconnect: %s", strerror(errno));
@@ -433,10 +450,15 @@ int mtu_main(char **dev, double secs, uint64_t seed)
 		check_port(&f);
 		ud_long(&f);
 	}
+	if (f.wire0 >= 0 && force_wire(f.wire0) < 0)
+		fail(&f, "put force_wire back: %s", strerror(errno));
 	if (f.sock >= 0 && f.mtu0 > 0 && set_mtu(&f, f.mtu0))
 		fail(&f, "put the MTU of %s back to %d", f.ndev, f.mtu0);
 	ktap_diag("fuzz mtu: seed=%" PRIu64 ": netdev %s, %" PRIu64 " RC batches, %" PRIu64 " reconnects",
 		  seed, f.ndev, it / RC_BATCH, f.reconnects);
+	ktap_diag("mtu: batches delivered in the kernel %" PRIu64 ", over the wire %" PRIu64 "%s",
+		  f.batches[0], f.batches[1],
+		  f.wire0 < 0 ? " (no force_wire: as the kernel chose)" : "");
 	for (i = 0; i < NMTU; i++)
 		ktap_diag("mtu: netdev MTU %d set %" PRIu64 " times", mtus[i],
 			  f.set[i]);
