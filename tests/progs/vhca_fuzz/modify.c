@@ -7,8 +7,8 @@
  * RC, UC and UD) and toward what works, while the main thread and a
  * second thread move them at random to RESET, INIT, RTR, RTS, SQD and ERR
  * and back (a RESET reconnects the case's partner QP on DEV1 as well, so
- * that no PSN falls into the partner's duplicate region).  Half the rounds
- * go over the wire (force_wire), where receives run in softirq.
+ * that no PSN falls into the partner's duplicate region).  Every other
+ * round goes over the wire (force_wire), where receives run in softirq.
  *
  * Checked: every send WR completes once, in the order posted (a RESET
  * forgets the ones still posted: the kernel produces no CQE of the QP
@@ -561,7 +561,7 @@ int modify_main(char **dev, double secs, uint64_t seed)
 	struct victim_proc vp;
 	double end = now_s() + secs, round_end;
 	bool ok, drained = true;
-	int i, wire0;
+	int i, wire0, first;
 
 	fuzz_rng_stream = seed;
 	m.rng2 = rnd();
@@ -572,9 +572,10 @@ int modify_main(char **dev, double secs, uint64_t seed)
 	result(ok, "modify: QPs of every case connected", "%s",
 	       strerror(errno));
 	wire0 = force_wire(-1);
+	first = below(2);
 	while (ok && now_s() < end) {
-		/* Half the rounds over the wire: receives in softirq. */
-		if (wire0 >= 0 && force_wire(below(2)) > 0)
+		/* Every other round over the wire: receives in softirq. */
+		if (wire0 >= 0 && force_wire((m.rounds + first) & 1) > 0)
 			m.wire_rounds++;
 		m.stop = 0;
 		if (pthread_create(&m.thread, NULL, mover, &m)) {
