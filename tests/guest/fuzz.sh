@@ -8,13 +8,19 @@
 # while the first posts valid traffic and polls (shared memory is read
 # once: KASAN would see a field read twice); verbs: two processes run
 # random verb sequences over every object and QP type beside the same
-# victim.  Afterwards every device's objects and coherent buffers are back
-# to their count before, and the ring fuzzer's refused WQEs show in rdma
-# statistic (malformed_wqes).
+# victim; srq-race: ring-race's racer on the SRQ's WQEs alone; modify:
+# modify_qp from two threads against the engine's error paths; mtu: the
+# netdev's MTU moved under traffic; mmap: rings and doorbell pages kept
+# mapped past their objects and contexts.  Afterwards every device's
+# objects and coherent buffers are back to their count before, and the
+# ring fuzzer's refused WQEs show in rdma statistic (malformed_wqes).
+# link-netns: rdma link add and delete racing namespace deletion, with a
+# process holding an RC pair and mapped rings on the links.
 #
 # FUZZ_SECS: how long each fuzzer runs (default: 45 s on the debug kernel,
-# the fuzzers' share of make check, 25 s for ring-race; 10 s on the stock
-# kernel).
+# the fuzzers' share of make check, 25 s for ring-race, 8 s for
+# srq-race, modify, mtu and mmap; 10 s on the stock kernel); link-netns
+# runs a round per 20 s of it, 3 at least.
 # FUZZ_SEED: the seed (default: a random one); each scenario prints the
 # seed it used and the command that replays it, in the guest
 # (`make fuzz SECS=N SEED=N` on the host).  A seed replays the sequence of
@@ -26,6 +32,12 @@ FUZZ=$VHCA_TOP/build/tests/vhca_fuzz
 T=/tmp/fuzz-test
 mkdir -p $T
 RACE_SECS=${FUZZ_SECS:-25}
+# srq-race, modify, mtu and mmap run FUZZ_SECS if set, else 8 s each (their
+# share of make check); link-netns a round per 20 s of FUZZ_SECS, 3 at
+# least.
+CLASS_SECS=${FUZZ_SECS:-8}
+NETNS_ROUNDS=$((${FUZZ_SECS:-0} / 20))
+[ $NETNS_ROUNDS -ge 3 ] || NETNS_ROUNDS=3
 if [ "${VHCA_KERNEL:-stock}" = debug ]; then
 	FUZZ_SECS=${FUZZ_SECS:-45}
 else
@@ -112,5 +124,117 @@ verbs() {
 	fuzz verbs
 }
 scenario verbs verbs $FUZZ_LIMIT debug
+
+# The SRQ's num_sge raced: ring-race with the racer on the SRQ's WQEs
+# alone (num_sge, SGE lengths and addresses) while the partners' SENDs
+# consume them; KASAN sees a count read twice.
+srq_race() {
+	fuzz srq-race "$CLASS_SECS"
+	check "no KASAN, UBSAN, WARN or BUG report while num_sge of SRQ WQEs was raced (seed=$_seed)" \
+		no_dmesg 'KASAN\|UBSAN\|WARNING:\|BUG:'
+}
+scenario srq-race srq_race $((CLASS_SECS + 60)) debug
+
+# modify_qp from two threads against QPs whose traffic fails (bad rkey,
+# RNR with rnr_retry 0, retries toward a QPN nobody has, receives too
+# short on RC, UC and UD) and works: every WR completes once and in
+# order, no failing one with SUCCESS, all of them after ERR.
+modify() {
+	fuzz modify "$CLASS_SECS"
+}
+scenario modify modify $((CLASS_SECS + 60)) debug
+
+# The MTU of vhca0's netdev moved from 68 to 9000 under RC traffic, half
+# of it over the wire (force_wire): active_mtu truthful, UD SENDs longer
+# than it fail, RC bytes exact or an error completion.
+mtu() {
+	fuzz mtu "$CLASS_SECS"
+}
+scenario mtu mtu $((CLASS_SECS + 60)) debug
+
+# Rings and doorbell pages kept mapped while their QP, CQ or context
+# goes, then touched, inherited by no fork, unmapped: valid or SIGBUS,
+# never a checker's report.
+mmap_uaf() {
+	fuzz mmap "$CLASS_SECS"
+}
+scenario mmap mmap_uaf $((CLASS_SECS + 60)) debug
+
+# rdma link add and delete racing network namespace teardown: each round
+# a namespace with a veth end moved into it, vhcaA on the end here and
+# vhcaB on the one there, a process with an RC pair between them and
+# rings kept mapped (vhca_fuzz hold), then rdma link delete of one or
+# both racing ip netns del; afterwards no vhca device, every holder
+# exited 0, and no coherent buffer outstanding (the scenario runner's
+# checks).
+link_netns() {
+	check "insmod vhca.ko" load_vhca
+	_seed=${FUZZ_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}
+	echo "# fuzz link-netns: seed=$_seed rounds=$NETNS_ROUNDS (FUZZ_SEED=$_seed replays it)"
+	_r=0 _bad=0 _left=0
+	# The PRNG's state: the seed's last 9 digits (the shell's arithmetic
+	# is signed 64-bit, a seed is not).
+	_x=$_seed
+	[ ${#_seed} -le 9 ] || _x=$((1${_seed#"${_seed%?????????}"} % 1000000000))
+	while [ $_r -lt "$NETNS_ROUNDS" ]; do
+		# The round's choices from the seed: what is deleted besides
+		# the namespace (0: nothing, 1: vhcaB's link, 2: both links),
+		# whether after the holder is set up (else while it sets up),
+		# and how long after (tenths of a second).
+		_x=$(((_x * 1103515245 + 12345) % 2147483648))
+		_way=$((_x % 3))
+		_ready=$((_x / 3 % 4))
+		_wait=$((_x / 12 % 20))
+		ip netns add fz || break
+		ip -b - <<EOF
+link add fza type veth peer name fzb netns fz
+addr add 10.9.0.1/24 dev fza
+link set fza up
+EOF
+		ip -n fz -b - <<EOF
+addr add 10.9.0.2/24 dev fzb
+link set lo up
+link set fzb up
+EOF
+		rdma link add vhcaA type vhca netdev fza
+		ip netns exec fz rdma link add vhcaB type vhca netdev fzb
+		GI=
+		wait_for 10 gid_find vhcaB 10.9.0.2
+		_gb=${GI:-0}
+		GI=
+		gid_find vhcaA 10.9.0.1
+		timeout "$(tmo 60)" $FUZZ hold vhcaA "${GI:-0}" vhcaB "$_gb" \
+			--seed "$_x" --secs 10 >$T/hold.$_r 2>&1 &
+		_h=$!
+		[ $_ready = 0 ] || wait_for 30 grep -q '^# ready' $T/hold.$_r
+		sleep "$((_wait / 10)).$((_wait % 10))"
+		case $_way in
+		1) rdma link delete vhcaB 2>/dev/null & ;;
+		2)
+			rdma link delete vhcaB 2>/dev/null &
+			rdma link delete vhcaA 2>/dev/null &
+			;;
+		esac
+		ip netns del fz
+		wait $_h
+		_rc=$?
+		wait
+		relay "hold, round $_r (way $_way, ready $_ready, after ${_wait}00 ms)" $T/hold.$_r
+		if [ $_rc != 0 ]; then
+			echo "# round $_r: the holder's exit status $_rc"
+			_bad=$((_bad + 1))
+		fi
+		wait_for 30 no_vhca_left || _left=$((_left + 1))
+		_r=$((_r + 1))
+	done
+	echo "# fuzz link-netns: seed=$_seed: $_r rounds, $_bad holders failed, $_left rounds left a device"
+	check "$NETNS_ROUNDS rounds of link add, holder, link delete and namespace deletion (seed=$_seed)" \
+		test $_r = "$NETNS_ROUNDS"
+	check "every holder exited 0 (seed=$_seed)" test $_bad = 0
+	check "no vhca device left after any round (seed=$_seed)" test $_left = 0
+	state
+	check "no vhca device left in debugfs" test -z "$S"
+}
+scenario link-netns link_netns 120 debug
 
 run_scenarios "$@"

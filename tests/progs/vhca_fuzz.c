@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * vhca_fuzz: the process-side fuzzers of vhca, seeded and
- * bounded in time, each beside a victim process whose RC traffic must not
+ * bounded in time, most beside a victim process whose RC traffic must not
  * notice.
  *
- *   vhca_fuzz ring|ring-race|verbs DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]
+ *   vhca_fuzz MODE DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]
+ *
+ * MODE: ring, ring-race, srq-race, verbs, modify, mtu, mmap or hold.
  *
  * DEV0 and DEV1 are two vhca ports of one namespace, GID0 and GID1 the
  * indices of their RoCE v2 GIDs.  The seed (random unless given) is printed
@@ -48,7 +50,26 @@
  * exits with them live.  At the end everything is destroyed; the caller
  * compares the device's object and coherent-buffer counts to its baseline.
  *
- * The victim (a process of its own, in every mode): an RC QP on DEV0
+ * srq-race: ring-race with the racer on the SRQ's WQEs alone (num_sge,
+ * SGE lengths and addresses) while the partners' SENDs consume them.
+ *
+ * modify: modify_qp from the posting thread and a second one, to every
+ * state and back, against QPs whose traffic fails (bad rkey, RNR with
+ * rnr_retry 0, retries toward a QPN nobody has, receives too short) and
+ * works: every WR completes once, in order, no failing one with SUCCESS,
+ * all of them once the QP is in ERR (modify.c).
+ *
+ * mtu: DEV0's netdev MTU moved from 68 to 9000 under RC traffic (half of
+ * it over the wire: vhca's force_wire parameter): active_mtu truthful, UD
+ * SENDs longer than it fail, RC bytes exact or an error completion
+ * (mtu.c).
+ *
+ * mmap and hold: rings and doorbell pages kept mapped while their QP, CQ,
+ * context (mmap) or device (hold, whose link the caller deletes) goes,
+ * then touched, forked with, unmapped (mmap.c).
+ *
+ * The victim (a process of its own, in ring, ring-race, srq-race, verbs
+ * and modify): an RC QP on DEV0
  * connected to one on DEV1, SEND, RDMA WRITE and RDMA READ in turn, every
  * completion a success, every byte checked, no operation taking longer
  * than VICTIM_STALL_S.
@@ -62,8 +83,8 @@
  * setup.c (the PRNG stream, ports, QPs to RTS), victim.c, ring.c (the ring
  * fuzzer's objects, steps and report), ring_wqe.c (the values it writes
  * into slots), ring_head.c (the producer indices it writes), race.c and
- * racer.c (ring-race's main thread and its racer), verbs.c, and fuzz.h,
- * what they share.
+ * racer.c (ring-race's main thread and its racer), verbs.c, modify.c,
+ * mtu.c, mmap.c, and fuzz.h, what they share.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -73,6 +94,17 @@
 #include <unistd.h>
 
 #include "vhca_fuzz/fuzz.h"
+
+static const struct {
+	const char *name;
+	int (*main)(char **dev, double secs, uint64_t seed);
+} modes[] = {
+	{ "ring", ring_main }, { "ring-race", race_main },
+	{ "srq-race", srq_race_main },
+	{ "verbs", verbs_main }, { "modify", modify_main },
+	{ "mtu", mtu_main }, { "mmap", mmap_main }, { "hold", hold_main },
+};
+#define NMODE	(int)(sizeof(modes) / sizeof(modes[0]))
 
 int main(int argc, char **argv)
 {
@@ -94,9 +126,11 @@ int main(int argc, char **argv)
 			n = 6;
 		}
 	}
-	if (n != 5 || (strcmp(pos[0], "ring") && strcmp(pos[0], "ring-race") &&
-		       strcmp(pos[0], "verbs"))) {
-		fprintf(stderr, "usage: %s ring|ring-race|verbs DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
+	for (i = 0; n == 5 && i < NMODE; i++)
+		if (!strcmp(pos[0], modes[i].name))
+			break;
+	if (n != 5 || i == NMODE) {
+		fprintf(stderr, "usage: %s ring|ring-race|srq-race|verbs|modify|mtu|mmap|hold DEV0 GID0 DEV1 GID1 [--seed N] [--secs S]\n",
 			argv[0]);
 		return 255;
 	}
@@ -113,9 +147,5 @@ int main(int argc, char **argv)
 	ktap_diag("seed=%" PRIu64, seed);
 	ktap_diag("replay: %s %s %s %s %s %s --seed %" PRIu64 " --secs %g",
 		  argv[0], pos[0], pos[1], pos[2], pos[3], pos[4], seed, secs);
-	if (!strcmp(pos[0], "ring"))
-		return ring_main(pos + 1, secs, seed);
-	if (!strcmp(pos[0], "ring-race"))
-		return race_main(pos + 1, secs, seed);
-	return verbs_main(pos + 1, secs, seed);
+	return modes[i].main(pos + 1, secs, seed);
 }

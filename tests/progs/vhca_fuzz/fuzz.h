@@ -7,6 +7,7 @@
 #define VHCA_FUZZ_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -41,6 +42,7 @@ static uint64_t *fuzz_rng = &fuzz_rng_stream;
 #define FUZZ_SGES	4	/* the fuzzed QPs' max_send_sge, max_recv_sge */
 
 double now_s(void);
+int force_wire(int v);
 
 /* ---- devices and connections (setup.c) ---- */
 
@@ -159,6 +161,8 @@ struct racer {
 	uint32_t max_sge[NRR];
 	uint32_t max_inline[NRR];
 	uint64_t flips[NFLIP], toggles, left_odd, idle, bursts;
+	bool srq_only;		/* srq-race: the SRQ's WQEs alone */
+	uint64_t srq_num_sge;	/* num_sge flips of SRQ WQEs */
 };
 
 void racer_start(struct racer *r, uint64_t seed);
@@ -166,9 +170,23 @@ void racer_stop(struct racer *r);
 void racer_hold(struct racer *r);
 void racer_release(struct racer *r, struct ring_fuzz *f);
 int race_main(char **dev, double secs, uint64_t seed);
+int srq_race_main(char **dev, double secs, uint64_t seed);
 
 /* ---- the verb-sequence fuzzer (verbs.c) ---- */
 
 int verbs_main(char **dev, double secs, uint64_t seed);
+
+/* ---- modify_qp against the engine's error paths (modify.c) ---- */
+
+int modify_main(char **dev, double secs, uint64_t seed);
+
+/* ---- netdev MTUs under traffic (mtu.c) ---- */
+
+int mtu_main(char **dev, double secs, uint64_t seed);
+
+/* ---- mappings that outlive their objects (mmap.c) ---- */
+
+int mmap_main(char **dev, double secs, uint64_t seed);
+int hold_main(char **dev, double secs, uint64_t seed);
 
 #endif /* VHCA_FUZZ_H */

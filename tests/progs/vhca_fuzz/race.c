@@ -41,6 +41,7 @@ struct race {
 	uint64_t status[256];		/* the raced QPs' completions */
 	uint64_t partner_status[256];	/* their partners' */
 	uint64_t bad_status, foreign, never_posted;
+	uint64_t srq_recvs;		/* SRQ receives completed */
 	char first_bad[200];
 	char first_stall[200];
 	char unsettled[200];
@@ -215,6 +216,9 @@ static void race_poll(struct race *x)
 						 (uint64_t)wc[i].wr_id,
 						 wc[i].qp_num, wc[i].opcode);
 			}
+			if (f->q[FQ_SRQ] && wc[i].qp_num == f->q[FQ_SRQ]->qp_num &&
+			    (wc[i].opcode & IBV_WC_RECV))
+				x->srq_recvs++;
 			if (!wc[i].wr_id)
 				x->never_posted++;
 			else if ((wc[i].wr_id & RACE_WRID_MASK) != RACE_WRID)
@@ -524,7 +528,8 @@ static void race_report(struct race *x)
 		  x->recreated_stall, x->periodic);
 }
 
-int race_main(char **dev, double secs, uint64_t seed)
+/* ring-race, or srq-race (srq_only): the racer on the SRQ's WQEs alone. */
+static int race_run(char **dev, double secs, uint64_t seed, bool srq_only)
 {
 	static struct race x;
 	struct ring_fuzz *f = &x.f;
@@ -542,6 +547,7 @@ int race_main(char **dev, double secs, uint64_t seed)
 	ok = ok && ring_open(f, dev);
 	result(ok, "ring-race: the raced QPs (RC on an RQ, RC on an SRQ, UD) and their partners",
 	       "%s", strerror(errno));
+	r->srq_only = srq_only;
 	racer_start(r, seed ^ 0x5241434552ULL);
 	racer_hold(r);
 	racer_release(r, f);
@@ -580,9 +586,17 @@ int race_main(char **dev, double secs, uint64_t seed)
 			n += snprintf(why + n, sizeof(why) - n, "%s%s",
 				      n ? ", " : "never flipped: ",
 				      flip_class[i]);
-	result(f->rounds > 0 && !n,
-	       "ring-race: the racer flipped num_sge, SGE lengths and addresses, inline lengths and producer indices of WQEs in flight",
-	       "%s", f->rounds ? why : "no step");
+	ktap_diag("ring-race: %" PRIu64 " num_sge flips of SRQ WQEs, %" PRIu64 " SRQ receives completed",
+		  r->srq_num_sge, x.srq_recvs);
+	if (srq_only)
+		result(r->srq_num_sge && x.srq_recvs,
+		       "srq-race: a second thread flipped num_sge of SRQ WQEs in flight while the engine consumed them",
+		       "%" PRIu64 " flips, %" PRIu64 " SRQ receives completed",
+		       r->srq_num_sge, x.srq_recvs);
+	else
+		result(f->rounds > 0 && !n,
+		       "ring-race: the racer flipped num_sge, SGE lengths and addresses, inline lengths and producer indices of WQEs in flight",
+		       "%s", f->rounds ? why : "no step");
 	why[0] = 0;
 	result(x.status[IBV_WC_SUCCESS] > 0,
 	       "ring-race: WQEs completed successfully while the racer ran",
@@ -607,4 +621,14 @@ int race_main(char **dev, double secs, uint64_t seed)
 	       strerror(errno));
 	victim_end(&vp);
 	return exit_status();
+}
+
+int race_main(char **dev, double secs, uint64_t seed)
+{
+	return race_run(dev, secs, seed, false);
+}
+
+int srq_race_main(char **dev, double secs, uint64_t seed)
+{
+	return race_run(dev, secs, seed, true);
 }

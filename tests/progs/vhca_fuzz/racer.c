@@ -147,6 +147,9 @@ static bool racer_flip(struct racer *r, int i)
 	if (head == tail || head - tail > wq->count)
 		return false;
 	pick = racer_below(r, 20);
+	/* srq-race: num_sge half the time, else SGE lengths and addresses. */
+	if (r->srq_only)
+		pick = racer_below(r, 2) ? 3 : 9 + racer_below(r, 11);
 	if (pick < 3) {
 		racer_head(r, wq, tail, send ? FL_SQ_HEAD :
 			   i == RR_SRQ ? FL_SRQ_HEAD : FL_RQ_HEAD);
@@ -188,6 +191,7 @@ static bool racer_flip(struct racer *r, int i)
 
 		RACE_TOGGLE(r, num_sge, was, odd_v);
 		r->flips[FL_NUM_SGE]++;
+		r->srq_num_sge += i == RR_SRQ;
 		return true;
 	}
 	k = racer_below(r, room);
@@ -217,6 +221,8 @@ static int racer_pick(struct racer *r)
 {
 	int first = racer_below(r, RR_SQ_UD + 1), i, k;
 
+	if (r->srq_only)
+		return RR_SRQ;
 	for (k = 0; k <= RR_SQ_UD; k++) {
 		struct vhca_wq *wq;
 		uint32_t head, tail;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vhca_fuzz: the program's one PRNG stream, its clock, and the devices
- * and connections every part sets up (ports, address vectors, QPs taken
- * from RESET to RTS).
+ * vhca_fuzz: the program's one PRNG stream, its clock, vhca's force_wire,
+ * and the devices and connections every part sets up (ports, address
+ * vectors, QPs taken from RESET to RTS).
  */
 #include "fuzz.h"
+
+#define FORCE_WIRE	"/sys/module/vhca/parameters/force_wire"
 
 uint64_t fuzz_rng_stream;
 
@@ -14,6 +16,28 @@ double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * vhca's force_wire parameter (ports of one namespace deliver in the
+ * kernel unless set): read (v < 0) or set; its value, -1 if not there.
+ */
+int force_wire(int v)
+{
+	FILE *fp = fopen(FORCE_WIRE, v < 0 ? "r" : "w");
+	char c = 'N';
+
+	if (!fp)
+		return -1;
+	if (v < 0) {
+		if (fscanf(fp, " %c", &c) != 1)
+			c = 'N';
+	} else {
+		fputc(v ? 'Y' : 'N', fp);
+	}
+	if (fclose(fp))
+		return -1;
+	return v < 0 ? c == 'Y' || c == '1' : v;
 }
 
 /* ---- devices and connections ---- */
