@@ -458,7 +458,7 @@ replay() {
 # machine's two CPUs are hyperthreads of one core, and a debug guest there
 # slowed the stock guest's RC runs by 70% and itself ran at a tenth of its
 # speed.
-DEBUG_A="kunit rc interop link fuzz inject cm"
+DEBUG_A="kunit rc interop link fuzz inject"
 DEBUG_OK=0
 debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
