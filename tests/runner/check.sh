@@ -15,7 +15,8 @@
 # (tests/runner/ktap.awk) into one "ok N name" or "not ok N name # why" per
 # result, ends with a table of each stage's time against its budget and
 # the line "N passed, N failed, N skipped".  Logs: build/check/, VM
-# results build/vm/{stock,debug}/.
+# results build/vm/BOOT/ (stock, pair, stock-pkg, stock-6.1, sid, trixie,
+# debug-a, debug-b).
 #
 # usage: check.sh [--quick]
 #   VHCA_T='GLOBS' (make check T=...): run only what they select

@@ -74,8 +74,6 @@ module_param(force_wire, bool, 0644);
 MODULE_PARM_DESC(force_wire,
 		 "Send to vhca ports of the same network namespace through the IP stack too, instead of delivering in the kernel (default: N)");
 
-/* Local deliveries nested on one CPU at most. */
-#define VHCA_NET_LOCAL_DEPTH	4
 static DEFINE_PER_CPU(unsigned int, vhca_net_local_depth);
 
 /* The shortest RoCEv2 packet: a BTH and the ICRC. */
