@@ -185,17 +185,7 @@ link_netns() {
 		_way=$((_x % 3))
 		_ready=$((_x / 3 % 4))
 		_wait=$((_x / 12 % 20))
-		ip netns add fz || break
-		ip -b - <<EOF
-link add fza type veth peer name fzb netns fz
-addr add 10.9.0.1/24 dev fza
-link set fza up
-EOF
-		ip -n fz -b - <<EOF
-addr add 10.9.0.2/24 dev fzb
-link set lo up
-link set fzb up
-EOF
+		ns_host fz fza fzb 10.9.0.1 10.9.0.2 || break
 		rdma link add vhcaA type vhca netdev fza
 		ip netns exec fz rdma link add vhcaB type vhca netdev fzb
 		GI=

@@ -365,18 +365,8 @@ scenario rxe-port rxe_port 60
 wrong_peer() {
 	export RDMAV_DRIVERS=$VHCA_PROVIDER
 	ports_one_ns
-	ip netns add evil
-	ip -b - <<EOF
-link add vethe0 type veth peer name vethe1 netns evil
-addr add 10.9.0.1/24 dev vethe0
-link set vethe0 up
-EOF
-	ip -n evil -b - <<EOF
-addr add 10.9.0.2/24 dev vethe1
-link set lo up
-link set vethe1 up
-route add 10.0.0.0/24 via 10.9.0.1
-EOF
+	ns_host evil vethe0 vethe1 10.9.0.1 10.9.0.2
+	ip -n evil route add 10.0.0.0/24 via 10.9.0.1
 	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_peer vhca0 "$G0" vhca1 "$G1" \
 		/run/netns/evil >$T/peer 2>&1
 	rc=$?

@@ -268,20 +268,27 @@ local_pair() {
 	done
 }
 
+# ns_host NS A B IPV4_A IPV4_B: a second host, the new network namespace
+# NS: veth A here (IPV4_A, /24), its end B there (IPV4_B), both up, and
+# NS's lo.
+ns_host() {
+	ip netns add "$1" || return 1
+	ip -b - <<EOF || return 1
+link add $2 type veth peer name $3 netns $1
+addr add $4/24 dev $2
+link set $2 up
+EOF
+	ip -n "$1" -b - <<EOF
+addr add $5/24 dev $3
+link set lo up
+link set $3 up
+EOF
+}
+
 # peer_host: a second host, the network namespace "peer": veth0 (10.0.0.1)
 # here, its end veth1 (10.0.0.2) there.
 peer_host() {
-	ip netns add peer || return 1
-	ip -b - <<EOF || return 1
-link add veth0 type veth peer name veth1 netns peer
-addr add 10.0.0.1/24 dev veth0
-link set veth0 up
-EOF
-	ip -n peer -b - <<EOF
-addr add 10.0.0.2/24 dev veth1
-link set lo up
-link set veth1 up
-EOF
+	ns_host peer veth0 veth1 10.0.0.1 10.0.0.2
 }
 
 # netem_both ARGS: a netem qdisc on both ends of the two namespaces'
