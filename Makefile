@@ -80,12 +80,13 @@ $(BUILD)/tests/%: tests/progs/%.c $(PROG_DEPS)
 	$(PROG_CC)
 
 # vhca_fuzz: its main (tests/progs/vhca_fuzz.c) and its parts, one file a
-# concern (tests/progs/vhca_fuzz/); ring-race runs a second thread.
+# concern (tests/progs/vhca_fuzz/); ring-race runs a second thread.  The
+# programs of several files print one KTAP stream (KTAP_SHARED, ktap.h).
 FUZZ_SRCS := tests/progs/vhca_fuzz.c $(wildcard tests/progs/vhca_fuzz/*.c)
 $(BUILD)/tests/vhca_fuzz: $(FUZZ_SRCS) $(wildcard tests/progs/vhca_fuzz/*.h) $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -O2 -g -pthread -Iinclude/uapi -Iproviders/vhca \
-		-Itests/lib -o $@ $(FUZZ_SRCS) -libverbs
+		-Itests/lib -DKTAP_SHARED -o $@ $(FUZZ_SRCS) -libverbs
 
 # vhca_fuzz_net: its main (tests/progs/vhca_fuzz_net.c) and its parts, one
 # file a concern (tests/progs/vhca_fuzz_net/); netem runs a second thread.
@@ -93,7 +94,7 @@ FUZZ_NET_SRCS := tests/progs/vhca_fuzz_net.c $(wildcard tests/progs/vhca_fuzz_ne
 $(BUILD)/tests/vhca_fuzz_net: $(FUZZ_NET_SRCS) $(wildcard tests/progs/vhca_fuzz_net/*.h) $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -O2 -g -pthread -Iinclude/uapi -Iproviders/vhca \
-		-Itests/lib -o $@ $(FUZZ_NET_SRCS) -libverbs
+		-Itests/lib -DKTAP_SHARED -o $@ $(FUZZ_NET_SRCS) -libverbs
 
 # vhca_rdma: its main (tests/progs/vhca_rdma.c) and its parts, one file a
 # concern (tests/progs/vhca_rdma/).
@@ -101,7 +102,7 @@ RDMA_SRCS := tests/progs/vhca_rdma.c $(wildcard tests/progs/vhca_rdma/*.c)
 $(BUILD)/tests/vhca_rdma: $(RDMA_SRCS) $(wildcard tests/progs/vhca_rdma/*.h) $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iproviders/vhca \
-		-Itests/lib -o $@ $(RDMA_SRCS) -libverbs
+		-Itests/lib -DKTAP_SHARED -o $@ $(RDMA_SRCS) -libverbs
 
 $(BUILD)/tests/%: tools/bench/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)

@@ -27,11 +27,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static struct {
+/*
+ * The stream's state, one per program: a program of several files is
+ * compiled with KTAP_SHARED, and one of its files (its main) defines
+ * KTAP_STATE_HERE before including this, so that every file's results are
+ * numbered and counted in the one stream.
+ */
+struct ktap_stream {
 	unsigned int n;		/* results printed */
 	unsigned int failed;	/* of which "not ok" */
 	bool started;		/* the version line is out */
-} ktap_state __attribute__((unused));
+};
+#ifdef KTAP_SHARED
+extern struct ktap_stream ktap_state;
+#ifdef KTAP_STATE_HERE
+struct ktap_stream ktap_state;
+#endif
+#else
+static struct ktap_stream ktap_state __attribute__((unused));
+#endif
 
 /* The version line, once; the callers hold the stdout lock. */
 static inline void ktap_start_locked(void)

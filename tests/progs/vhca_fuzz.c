@@ -93,6 +93,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define KTAP_STATE_HERE
 #include "vhca_fuzz/fuzz.h"
 
 static const struct {

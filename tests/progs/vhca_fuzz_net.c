@@ -56,43 +56,11 @@
  * victim's side), boundary.c, mismatch.c.
  */
 
-#define VHCA_FUZZ_NET_MAIN
+#define KTAP_STATE_HERE
 #include "vhca_test.h"
 #include "vhca_fuzz_net/net.h"
 
 uint64_t net_rng_stream;
-
-void net_result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ktap_vresult(ok, what, fmt, ap);
-	va_end(ap);
-}
-
-void net_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	flockfile(stdout);
-	ktap_start_locked();
-	va_start(ap, fmt);
-	ktap_put_diag_locked(NULL, fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	funlockfile(stdout);
-}
-
-void net_skip(const char *name, const char *reason)
-{
-	ktap_skip(name, reason);
-}
-
-int net_exit_status(void)
-{
-	return exit_status();
-}
 
 double now_s(void)
 {

@@ -32,30 +32,8 @@
  * session.c (the per-test CQ and QP, posts and completions), and the tests:
  * data.c (every byte verified) and errors.c (access violations).
  */
-#define VHCA_RDMA_MAIN
+#define KTAP_STATE_HERE
 #include "vhca_rdma/rdma.h"
-
-void rdma_result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ktap_vresult(ok, what, fmt, ap);
-	va_end(ap);
-}
-
-void rdma_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	flockfile(stdout);
-	ktap_start_locked();
-	va_start(ap, fmt);
-	ktap_put_diag_locked(NULL, fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	funlockfile(stdout);
-}
 
 void __attribute__((noreturn)) fatal(const char *what, int err)
 {

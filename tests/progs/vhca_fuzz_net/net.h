@@ -25,6 +25,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vhca_test.h"
+
 /*
  * fuzz_rng.h keeps its state in a static, one per file: here every file's
  * rng_state is the program's one stream, net_rng_stream (the main file),
@@ -36,23 +38,6 @@ extern uint64_t net_rng_stream;
 static uint64_t *net_rng = &net_rng_stream;
 
 #include "roce.h"
-
-/*
- * ktap.h keeps its count in a static too: the parts print their results
- * through the main file's, so that the numbers and the exit status are
- * the program's.
- */
-void net_result(bool ok, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void net_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void net_skip(const char *name, const char *reason);
-int net_exit_status(void);
-#ifndef VHCA_FUZZ_NET_MAIN
-#define result		net_result
-#define ktap_diag	net_diag
-#define ktap_skip	net_skip
-#define exit_status	net_exit_status
-#endif
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define ROCE_PORT	4791

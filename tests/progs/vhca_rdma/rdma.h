@@ -25,19 +25,6 @@
 
 #include "vhca_test.h"
 
-/*
- * ktap.h keeps its count in a static, one per file: the parts print their
- * results through the main file's, so that the numbers and the exit status
- * are the program's.
- */
-void rdma_result(bool ok, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void rdma_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#ifndef VHCA_RDMA_MAIN
-#define result		rdma_result
-#define ktap_diag	rdma_diag
-#endif
-
 #define PORT		1
 #define PAGE		4096u
 #define MIB		(1u << 20)
