@@ -74,7 +74,7 @@ devinfo() {
 	check "ibv_devinfo max_mr_size is 2^40" devinfo_is max_mr_size 0x10000000000
 	check "ibv_devinfo max_msg_sz is 2^31" devinfo_is max_msg_sz 0x80000000
 	check "ibv_devinfo transport is InfiniBand (RoCE)" devinfo_is transport "InfiniBand \(0\)"
-	check "ibv_devinfo atomic_cap is ATOMIC_GLOB (the CPU's atomics)" devinfo_is atomic_cap "ATOMIC_GLOB \(2\)"
+	check "ibv_devinfo atomic_cap is ATOMIC_HCA" devinfo_is atomic_cap "ATOMIC_HCA \(1\)"
 	check "ibv_devinfo node_guid matches sysfs" devinfo_is node_guid "$(cat $IB/vhca0/node_guid)"
 	check "ibv_devinfo phys_port_cnt 1" devinfo_is phys_port_cnt 1
 	check "ibv_devinfo port state PORT_ACTIVE" devinfo_is state "PORT_ACTIVE \(4\)"

@@ -42,8 +42,12 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = VHCA_MAX_QP_RD_ATOM;
 	attr->max_qp_init_rd_atom = VHCA_MAX_QP_INIT_RD_ATOM;
 	attr->max_res_rd_atom = VHCA_MAX_QP * VHCA_MAX_QP_RD_ATOM;
-	/* The CPU's atomic instructions: see vhca_mr_atomic(). */
-	attr->atomic_cap = IB_ATOMIC_GLOB;
+	/*
+	 * Atomics are the CPU's own instructions (vhca_mr_atomic()), so
+	 * global; HCA is the weaker promise, equally true, and the one that
+	 * consumers test for by equality (UCX before 1.16, as rxe reports).
+	 */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_srq = VHCA_MAX_SRQ;
 	attr->max_srq_wr = VHCA_MAX_SRQ_WR;
 	attr->max_srq_sge = VHCA_MAX_SGE;
