@@ -22,12 +22,19 @@ PKGS=(
 	# NVMe over RDMA and NFS over RDMA; none of their services may run
 	# on this host (below)
 	nvme-cli fio nfs-kernel-server
+	# iSCSI over RDMA (iSER): the initiator and the LIO target's shell;
+	# their services may not run on this host either
+	open-iscsi targetcli-fb
+	# the middleware users run over RDMA: UCX, Open MPI (pml ucx),
+	# libfabric's verbs provider, qperf, NetPIPE over TCP and MPI
+	ucx-utils openmpi-bin libfabric-bin qperf netpipe-tcp netpipe-openmpi
 	# packaging (Documentation/building.md): DKMS, the Debian packages and
 	# their checks, systemd-analyze for the vhca-links unit
 	dkms dh-dkms debhelper dpkg-dev lintian fakeroot man-db systemd
 )
 # The daemons these packages' scripts would start on this host.
-DAEMONS='nfsd rpcbind rpc.mountd rpc.statd rpc.idmapd nfsdcld blkmapd'
+DAEMONS='nfsd rpcbind rpc.mountd rpc.statd rpc.idmapd nfsdcld blkmapd
+	iscsid targetclid'
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -50,7 +57,9 @@ running_daemons() {
 before=$(running_daemons)
 
 # Nothing may start on this host while packages install (nfs-kernel-server
-# and rpcbind would start their services): invoke-rc.d and
+# and rpcbind would start their services, open-iscsi iscsid and
+# open-iscsi.service, python3-rtslib-fb rtslib-fb-targetctl, which restores
+# a saved LIO configuration and loads the target modules): invoke-rc.d and
 # deb-systemd-invoke ask /usr/sbin/policy-rc.d, and 101 forbids.  An
 # existing policy (a container's) is left as it is; ours is removed after.
 POLICY=/usr/sbin/policy-rc.d

@@ -41,7 +41,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop pyverbs fuzz inject ulp pkg demo"
+GUESTS="link device objects net rc rdma doorbell local cm interop pyverbs fuzz inject ulp ucx pkg demo"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -60,13 +60,14 @@ declare -A BUDGET=(
 	[sid/pyverbs]=300 [trixie/pyverbs]=300
 	[host/pkg]=200 [host/pkg-sid]=100 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
-	[stock]=1060 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
+	[stock]=1200 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
 )
 # The guest scripts.
 BUDGET+=(
 	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
+	[stock/ucx]=140
 	[stock/pkg]=150 [stock/demo]=60 [stock/pyverbs]=300
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
 	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
