@@ -4,12 +4,14 @@
 # object type in a loop and checks the errnos of bad arguments; then the
 # kernel's view: rdma resource and rdma statistic, the MAD layer's GSI QP,
 # and coherent memory back to where it started (no growth over the cycles);
-# rings of destroyed objects kept mapped, and the memory cgroup's charge.
+# rings of destroyed objects kept mapped, and the memory cgroup's charge;
+# QPs and SRQs destroyed with traffic to them in flight.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
 export RDMAV_DRIVERS=$VHCA_PROVIDER
 OBJ=$VHCA_TOP/build/tests/vhca_objects
 CTX=$VHCA_TOP/build/tests/vhca_ctx
+CHURN=$VHCA_TOP/build/tests/vhca_churn
 # Cycles of vhca_objects, each creating, modifying and destroying every
 # object type: 500 on the stock kernel (about 25 s under TCG; more would
 # repeat what the first cycles show: an object or buffer lost per cycle
@@ -120,5 +122,36 @@ charge() {
 	rmdir $CG/vhca-charge
 }
 scenario charge charge 60 stock
+
+# QPs and SRQs destroyed while traffic to them is in flight (vhca_churn),
+# delivered in the kernel, then through the IP stack (force_wire): each
+# round 3 QPs and an SRQ, so 500 rounds destroy 1500 QPs a pass (200 on
+# the debug kernel, whose KASAN is what sees a receiver, timer or work
+# item left in a QP or SRQ freed).  The destroys per second are a figure.
+churn() {
+	one_port
+	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
+	G=$(gid_index vhca0 10.0.0.1)
+	if [ "$VHCA_KERNEL" = debug ]; then
+		rounds=${VHCA_CHURN_ROUNDS:-200}
+	else
+		rounds=${VHCA_CHURN_ROUNDS:-500}
+	fi
+	FW=/sys/module/vhca/parameters/force_wire
+	for path in local wire; do
+		[ $path = wire ] && echo 1 >$FW
+		timeout "$(tmo 120)" "$CHURN" vhca0 "$G" "$rounds" \
+			>$T/churn-$path 2>&1
+		rc=$?
+		relay "churn $path" $T/churn-$path
+		check "vhca_churn over the $path path exits 0" test $rc = 0
+	done
+	echo 0 >$FW
+	check "only the MAD layer's QP is left" \
+		grep -q "^qp 1$" /sys/kernel/debug/vhca/vhca.0/objects
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "rmmod vhca" rmmod vhca
+}
+scenario churn churn 240
 
 run_scenarios "$@"

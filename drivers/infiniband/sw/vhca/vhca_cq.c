@@ -295,13 +295,19 @@ int vhca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * The QP a kernel CQ's CQE belongs to, taken when the CQE is produced (the
  * engine is working on that QP, so it is alive): a QP number looked up at
  * poll time could name a QP destroyed since, or its successor.  qp_xa holds
- * struct vhca_qp pointers; ibqp is their first member.  As with rxe, a
- * ULP must not use wc->qp of a QP it has destroyed.
+ * the handles of struct vhca_qp, whose first member is ibqp; the QP is not
+ * referenced: as with rxe, a ULP must not use wc->qp of a QP it has
+ * destroyed.
  */
 static struct ib_qp *vhca_cq_qp(struct vhca_cq *cq, u32 qp_num)
 {
-	struct vhca_qp *qp = xa_load(&to_vdev(cq->ibcq.device)->qp_xa, qp_num);
+	struct vhca_handle *h;
+	struct vhca_qp *qp;
 
+	rcu_read_lock();
+	h = xa_load(&to_vdev(cq->ibcq.device)->qp_xa, qp_num);
+	qp = h ? h->obj : NULL;
+	rcu_read_unlock();
 	return qp ? &qp->ibqp : NULL;
 }
 

@@ -88,7 +88,10 @@ int vhca_engine_qp_init(struct vhca_qp *qp)
 	return -ENOMEM;
 }
 
-/* Stop the engine for a QP about to be freed (not findable any more). */
+/*
+ * Stop the engine for a QP about to be freed, which no receiver holds or
+ * finds any more (vhca_handle_remove()).
+ */
 void vhca_engine_qp_fini(struct vhca_qp *qp)
 {
 	unsigned long flags;
@@ -96,8 +99,6 @@ void vhca_engine_qp_fini(struct vhca_qp *qp)
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	WRITE_ONCE(qp->dying, true);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	/* Receives run under RCU: none is left in the QP after this. */
-	synchronize_net();
 	cancel_work_sync(&qp->tx_work);
 	timer_shutdown_sync(&qp->req.rexmit_timer);
 	hrtimer_cancel(&qp->req.rnr_timer);

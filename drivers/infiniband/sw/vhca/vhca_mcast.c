@@ -15,11 +15,12 @@
  * port of the namespace in the kernel and to the wire.
  *
  * Lifetime: the lists change under the table's mutex and are read under
- * RCU.  An attachment names a QP without a reference: the core refuses to
- * destroy a kernel QP still attached (its usecnt), uverbs detaches a user
- * QP's groups before destroying it, and the QP's destruction waits a grace
- * period after marking it dying (vhca_engine_qp_fini()), so a receiver that
- * found the attachment before its detach finds the QP still there.
+ * RCU.  An attachment names a QP by its handle, without a reference: the
+ * core refuses to destroy a kernel QP still attached (its usecnt), uverbs
+ * detaches a user QP's groups before destroying it, and the handle outlives
+ * the QP by a grace period, so a receiver that found the attachment before
+ * its detach takes a reference on the QP, or finds it gone
+ * (vhca_handle_tryget()).
  */
 #include <linux/if_ether.h>
 #include <linux/igmp.h>
@@ -62,7 +63,7 @@ static struct vhca_mcast_qp *vhca_mcast_find_qp(struct vhca_mcast *mc,
 
 	lockdep_assert_held(&mc->lock);
 	list_for_each_entry(mqp, &grp->qps, node)
-		if (mqp->qp == qp)
+		if (mqp->handle == qp->handle)
 			return mqp;
 	return NULL;
 }
@@ -167,7 +168,7 @@ int vhca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	mqp = kzalloc(sizeof(*mqp), gfp);
 	if (!mqp)
 		return -ENOMEM;
-	mqp->qp = qp;
+	mqp->handle = qp->handle;
 
 	mutex_lock(&mc->lock);
 	grp = vhca_mcast_find(mc, gid);

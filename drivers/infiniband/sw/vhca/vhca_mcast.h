@@ -11,12 +11,13 @@
 #include <rdma/ib_verbs.h>
 
 struct vhca_dev;
+struct vhca_handle;
 struct vhca_qp;
 
 /* A QP attached to a group. */
 struct vhca_mcast_qp {
 	struct list_head node;		/* in the group's qps, RCU */
-	struct vhca_qp *qp;
+	struct vhca_handle *handle;	/* the QP's */
 	struct rcu_head rcu;
 };
 

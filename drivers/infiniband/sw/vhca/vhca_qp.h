@@ -11,6 +11,7 @@
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "vhca_handle.h"
 #include "vhca_param.h"
 #include "vhca_pkt.h"
 #include "vhca_ring.h"
@@ -191,6 +192,7 @@ struct vhca_qp {
 	struct dst_cache route;		/* connected: attr's path, routed */
 
 	/* The engine. */
+	struct vhca_handle *handle;	/* in qp_xa */
 	bool dying;			/* destroy: no more work or timers */
 	struct work_struct tx_work;	/* requester, or UD sender */
 	struct vhca_qp_req req;

@@ -44,25 +44,30 @@ static void vhca_engine_doorbell(struct vhca_qp *qp)
 static int vhca_qp_alloc_qpn(struct vhca_dev *vdev, struct vhca_qp *qp,
 			     enum ib_qp_type type)
 {
+	gfp_t gfp = qp->uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	int tries, err = -EBUSY;
-	u32 qpn;
+	u32 qpn = 1;
 
+	qp->handle = vhca_handle_alloc(qp, gfp);
+	if (!qp->handle)
+		return -ENOMEM;
 	if (type == IB_QPT_GSI) {
-		err = xa_insert_irq(&vdev->qp_xa, 1, qp, GFP_KERNEL);
-		if (err)
-			return err == -EBUSY ? -EEXIST : err;
-		qp->ibqp.qp_num = 1;
-		return 0;
+		err = xa_insert_irq(&vdev->qp_xa, qpn, qp->handle, GFP_KERNEL);
+		if (err == -EBUSY)
+			err = -EEXIST;
 	}
-	for (tries = 0; tries < VHCA_QPN_TRIES && err == -EBUSY; tries++) {
+	for (tries = 0; type != IB_QPT_GSI && tries < VHCA_QPN_TRIES &&
+	     err == -EBUSY; tries++) {
 		/* Not IB_MULTICAST_QPN (IB_QPN_MASK): multicast's. */
 		qpn = get_random_u32_inclusive(VHCA_QPN_FIRST, IB_QPN_MASK - 1);
 		if (xa_load(&vdev->linger_xa, qpn))
 			continue;
-		err = xa_insert_irq(&vdev->qp_xa, qpn, qp, GFP_KERNEL);
+		err = xa_insert_irq(&vdev->qp_xa, qpn, qp->handle, GFP_KERNEL);
 	}
-	if (err)
+	if (err) {
+		vhca_handle_free(qp->handle);
 		return err == -EBUSY ? -ENOMEM : err;
+	}
 	qp->ibqp.qp_num = qpn;
 	return 0;
 }
@@ -224,7 +229,7 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_qpn:
-	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
+	vhca_handle_remove(&vdev->qp_xa, ibqp->qp_num, qp->handle);
 err_engine:
 	vhca_engine_qp_fini(qp);
 err_rings:
@@ -343,7 +348,7 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibqp->device);
 	struct vhca_qp *qp = to_vqp(ibqp);
 
-	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
+	vhca_handle_remove(&vdev->qp_xa, ibqp->qp_num, qp->handle);
 	vhca_engine_qp_fini(qp);
 	vhca_engine_qp_linger(qp);
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);

@@ -27,9 +27,16 @@ static void vhca_rx_mcast(struct vhca_dev *vdev, const union ib_gid *dgid,
 		return;
 	}
 	/* At most VHCA_MAX_MCAST_QP_ATTACH copies. */
-	list_for_each_entry_rcu(mqp, &grp->qps, node)
-		if (!READ_ONCE(mqp->qp->dying))
-			vhca_ud_rx(mqp->qp, pkt, skb, off);
+	list_for_each_entry_rcu(mqp, &grp->qps, node) {
+		struct vhca_qp *qp;
+
+		if (!vhca_handle_tryget(mqp->handle))
+			continue;
+		qp = mqp->handle->obj;
+		if (!READ_ONCE(qp->dying))
+			vhca_ud_rx(qp, pkt, skb, off);
+		vhca_handle_put(mqp->handle);
+	}
 }
 
 /*
@@ -60,35 +67,35 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		vhca_rx_mcast(vdev, &dgid, &pkt, skb, info->hdr_len);
 		goto out;
 	}
-	qp = xa_load(&vdev->qp_xa, pkt.dqpn);
+	qp = vhca_handle_get(&vdev->qp_xa, pkt.dqpn);
 	if (!qp) {
 		if (!vhca_linger_rx(vdev, &pkt, skb))
 			atomic64_inc(&vdev->counters[VHCA_CNT_RX_NO_QP]);
 		goto out;
 	}
 	if (READ_ONCE(qp->dying))
-		goto out;
+		goto put;
 	if (!vhca_qp_connected(qp)) {
 		vhca_ud_rx(qp, &pkt, skb, info->hdr_len);
-		goto out;
+		goto put;
 	}
 	/*
 	 * The opcodes of the QP's own transport only; XRC's run as RC's,
 	 * an XRC_INI QP taking responses only, an XRC_TGT QP requests only.
 	 */
 	if ((pkt.opcode & VHCA_PKT_TRANSPORT_MASK) != vhca_qp_transport(qp))
-		goto drop;
+		goto drop_put;
 	pkt.opcode = vhca_pkt_xrc_to_rc(pkt.opcode);
 	resp = pkt.opcode >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
 	       pkt.opcode <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
 	if ((qp->ibqp.qp_type == IB_QPT_XRC_INI && !resp) ||
 	    (qp->ibqp.qp_type == IB_QPT_XRC_TGT && resp))
-		goto drop;
+		goto drop_put;
 	/* Its peer only: see vhca_net_rx_from(). */
 	if (!vhca_net_rx_from(skb, &qp->attr.ah_attr.grh,
 			      qp->attr.dest_qp_num)) {
 		drop = VHCA_CNT_RX_WRONG_PEER;
-		goto drop;
+		goto drop_put;
 	}
 
 	if (qp->ibqp.qp_type == IB_QPT_UC)
@@ -97,7 +104,11 @@ void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb)
 		vhca_comp_rx(qp, &pkt, skb, info->hdr_len);
 	else
 		vhca_resp_rx(qp, &pkt, info->flags, skb, info->hdr_len);
+put:
+	vhca_handle_put(qp->handle);
 	goto out;
+drop_put:
+	vhca_handle_put(qp->handle);
 drop:
 	atomic64_inc(&vdev->counters[drop]);
 out:

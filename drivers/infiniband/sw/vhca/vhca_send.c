@@ -58,15 +58,19 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 		.data = wqe->hdr.flags & VHCA_WQE_INLINE ? wqe->data : NULL,
 	};
 	struct vhca_pkt ack = { .opcode = IB_OPCODE_RC_SEND_FIRST };
+	bool placed;
 
-	peer = xa_load(&dst->qp_xa, seg->pkt.dqpn);
-	if (!peer || READ_ONCE(peer->dying) ||
-	    peer->ibqp.qp_type != IB_QPT_RC ||
-	    !vhca_net_direct_from(&qp->attr.ah_attr.grh, qp->ibqp.qp_num,
-				  &peer->attr.ah_attr.grh,
-				  peer->attr.dest_qp_num) ||
-	    !vhca_resp_local(peer, &seg->pkt, seg->npkts, &src, seg->off,
-			     &ack))
+	peer = vhca_handle_get(&dst->qp_xa, seg->pkt.dqpn);
+	if (!peer)
+		return false;
+	placed = !READ_ONCE(peer->dying) && peer->ibqp.qp_type == IB_QPT_RC &&
+		 vhca_net_direct_from(&qp->attr.ah_attr.grh, qp->ibqp.qp_num,
+				      &peer->attr.ah_attr.grh,
+				      peer->attr.dest_qp_num) &&
+		 vhca_resp_local(peer, &seg->pkt, seg->npkts, &src, seg->off,
+				 &ack);
+	vhca_handle_put(peer->handle);
+	if (!placed)
 		return false;
 	/* BTH through ICRC of each packet: one RETH, ImmDt or IETH each. */
 	vhca_req_count_direct(vdev, dst, seg->npkts,

@@ -85,8 +85,10 @@ static int vhca_cq_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t->qp);
 	t->vdev->ibdev.num_comp_vectors = 1;
 	xa_init_flags(&t->vdev->qp_xa, XA_FLAGS_ALLOC);
-	KUNIT_ASSERT_EQ(test, xa_insert(&t->vdev->qp_xa, 1, t->qp, GFP_KERNEL),
-			0);
+	t->qp->handle = vhca_handle_alloc(t->qp, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->qp->handle);
+	KUNIT_ASSERT_EQ(test, xa_insert(&t->vdev->qp_xa, 1, t->qp->handle,
+					GFP_KERNEL), 0);
 	test->priv = t;
 	return 0;
 }
@@ -95,6 +97,7 @@ static void vhca_cq_test_exit(struct kunit *test)
 {
 	struct vhca_cq_test *t = test->priv;
 
+	vhca_handle_remove(&t->vdev->qp_xa, 1, t->qp->handle);
 	xa_destroy(&t->vdev->qp_xa);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_cq), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_srq), 0);

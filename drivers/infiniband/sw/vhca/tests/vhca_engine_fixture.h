@@ -126,8 +126,10 @@ static struct vhca_qp *new_qp(struct kunit *test, struct engine_test *t,
 	attr->max_rd_atomic = 4;
 	attr->max_dest_rd_atomic = 4;
 	attr->qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
-	KUNIT_ASSERT_EQ(test, xa_insert(&t->vdev->qp_xa, params->qpn, qp,
-					GFP_KERNEL), 0);
+	qp->handle = vhca_handle_alloc(qp, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->handle);
+	KUNIT_ASSERT_EQ(test, xa_insert(&t->vdev->qp_xa, params->qpn,
+					qp->handle, GFP_KERNEL), 0);
 	vhca_qp_set_state(qp, IB_QPS_INIT);
 	vhca_qp_set_state(qp, IB_QPS_RTR);
 	vhca_qp_set_state(qp, IB_QPS_RTS);
@@ -139,7 +141,11 @@ static void free_qp(struct engine_test *t, struct vhca_qp *qp)
 	unsigned long flags;
 
 	WRITE_ONCE(qp->dying, true);
-	xa_erase(&t->vdev->qp_xa, qp->ibqp.qp_num);
+	/* A case may free a QP itself before the exit frees it again. */
+	if (qp->handle)
+		vhca_handle_remove(&t->vdev->qp_xa, qp->ibqp.qp_num,
+				   qp->handle);
+	qp->handle = NULL;
 	timer_shutdown_sync(&qp->req.rexmit_timer);
 	hrtimer_cancel(&qp->req.rnr_timer);
 	hrtimer_cancel(&qp->db.timer);

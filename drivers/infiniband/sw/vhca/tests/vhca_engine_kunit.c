@@ -24,6 +24,7 @@
 #include "../vhca_linger.c"
 #include "../vhca_rx.c"
 #include "../vhca_ud.c"
+#include "../vhca_handle.c"
 #include "vhca_net_stub.c"
 
 #include "vhca_engine_fixture.h"

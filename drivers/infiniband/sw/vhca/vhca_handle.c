@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Handles of the objects the receive path finds by number (vhca_handle.h):
+ * a reference per receiver instead of a grace period per destroy.
+ */
+#include <linux/slab.h>
+
+#include "vhca_handle.h"
+
+struct vhca_handle *vhca_handle_alloc(void *obj, gfp_t gfp)
+{
+	struct vhca_handle *h = kmalloc(sizeof(*h), gfp);
+
+	if (!h)
+		return NULL;
+	refcount_set(&h->ref, 1);
+	init_completion(&h->idle);
+	h->obj = obj;
+	return h;
+}
+
+/* A handle no table ever held. */
+void vhca_handle_free(struct vhca_handle *h)
+{
+	kfree(h);
+}
+
+/* Under RCU: the object at index in xa, referenced, or NULL. */
+void *vhca_handle_get(struct xarray *xa, unsigned long index)
+{
+	struct vhca_handle *h = xa_load(xa, index);
+
+	return h && refcount_inc_not_zero(&h->ref) ? h->obj : NULL;
+}
+
+/* Under RCU, of a handle found in a table or a list read under RCU. */
+bool vhca_handle_tryget(struct vhca_handle *h)
+{
+	return refcount_inc_not_zero(&h->ref);
+}
+
+void vhca_handle_put(struct vhca_handle *h)
+{
+	if (refcount_dec_and_test(&h->ref))
+		complete(&h->idle);
+}
+
+/*
+ * Take the object out of xa and wait for the receivers holding it: none
+ * holds it, nor finds it, once this returns.  Their references are held
+ * for one packet or one run (at most VHCA_REQ_SEG_BYTES of copying), so
+ * the wait is short; the handle itself goes after a grace period.
+ */
+void vhca_handle_remove(struct xarray *xa, unsigned long index,
+			struct vhca_handle *h)
+{
+	xa_erase_irq(xa, index);
+	vhca_handle_put(h);
+	wait_for_completion(&h->idle);
+	kfree_rcu(h, rcu);
+}
