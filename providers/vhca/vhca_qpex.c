@@ -27,10 +27,16 @@
 #else
 #define VHCA_QPEX_ATOMIC_WRITE 0
 #endif
+/* FLUSH: from rdma-core 45's verbs.h on. */
+#if VHCA_RDMA_CORE >= 45
+#define VHCA_QPEX_FLUSH IBV_QP_EX_WITH_FLUSH
+#else
+#define VHCA_QPEX_FLUSH 0
+#endif
 #define VHCA_QPEX_RC_OPS (VHCA_QPEX_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-			  VHCA_QPEX_ATOMIC_WRITE | \
+			  VHCA_QPEX_ATOMIC_WRITE | VHCA_QPEX_FLUSH | \
 			  IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
 			  IBV_QP_EX_WITH_SEND_WITH_INV)
 
@@ -42,23 +48,25 @@
 #define VHCA_QPEX_XRC_OPS (VHCA_QPEX_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-			   VHCA_QPEX_ATOMIC_WRITE | \
+			   VHCA_QPEX_ATOMIC_WRITE | VHCA_QPEX_FLUSH | \
 			   IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /*
- * The kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE (Linux 6.2), in the
- * device_cap_flags_ex of query_device_ex: vhca sets it where the kernel's
- * verbs have ATOMIC WRITE, and refuses the operation where they do not.
+ * The kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE and _FLUSH_GLOBAL (Linux
+ * 6.2), in the device_cap_flags_ex of query_device_ex: vhca sets them
+ * where the kernel's verbs have the operations, and refuses them where
+ * they do not.
  */
+#define VHCA_DEVICE_FLUSH_GLOBAL (1ULL << 38)
 #define VHCA_DEVICE_ATOMIC_WRITE (1ULL << 40)
 
-static bool vhca_device_atomic_write(struct ibv_context *ibctx)
+static bool vhca_device_has(struct ibv_context *ibctx, uint64_t cap)
 {
 	struct ibv_device_attr_ex attr;
 
 	return !ibv_cmd_query_device_any(ibctx, NULL, &attr, sizeof(attr),
 					 NULL, NULL) &&
-	       (attr.device_cap_flags_ex & VHCA_DEVICE_ATOMIC_WRITE);
+	       (attr.device_cap_flags_ex & cap) == cap;
 }
 
 int vhca_qpex_check_ops(struct ibv_context *ibctx, enum ibv_qp_type type,
@@ -72,7 +80,10 @@ int vhca_qpex_check_ops(struct ibv_context *ibctx, enum ibv_qp_type type,
 	if (send_ops & ~ops)
 		return EOPNOTSUPP;
 	if ((send_ops & VHCA_QPEX_ATOMIC_WRITE) &&
-	    !vhca_device_atomic_write(ibctx))
+	    !vhca_device_has(ibctx, VHCA_DEVICE_ATOMIC_WRITE))
+		return EOPNOTSUPP;
+	if ((send_ops & VHCA_QPEX_FLUSH) &&
+	    !vhca_device_has(ibctx, VHCA_DEVICE_FLUSH_GLOBAL))
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -266,6 +277,34 @@ static void vhca_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 }
 #endif
 
+#if VHCA_RDMA_CORE >= 45
+/*
+ * type and level go to the device as they are: it completes a WQE with
+ * one it does not know in error.  The range's length is the RETH's, 32
+ * bits.
+ */
+static void vhca_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			  uint64_t remote_addr, size_t len, uint8_t type,
+			  uint8_t level)
+{
+	struct vhca_send_wqe *wqe = vhca_qpex_new(qpx, IBV_QP_EX_WITH_FLUSH,
+						  VHCA_WR_FLUSH);
+
+	if (!wqe)
+		return;
+	qpex_to_vqp(qpx)->wqe = NULL;
+	if (len > UINT32_MAX) {
+		vhca_qpex_fail(qpex_to_vqp(qpx), EINVAL);
+		return;
+	}
+	wqe->flush.remote_addr = remote_addr;
+	wqe->flush.rkey = rkey;
+	wqe->flush.type = type;
+	wqe->flush.level = level;
+	wqe->flush.length = len;
+}
+#endif
+
 /* A type 2 window's bind (type 1 windows bind with ibv_bind_mw). */
 static void vhca_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 			    uint32_t rkey, const struct ibv_mw_bind_info *info)
@@ -419,6 +458,9 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops)
 	qpx->wr_atomic_fetch_add = vhca_wr_atomic_fetch_add;
 #if VHCA_RDMA_CORE >= 44
 	qpx->wr_atomic_write = vhca_wr_atomic_write;
+#endif
+#if VHCA_RDMA_CORE >= 45
+	qpx->wr_flush = vhca_wr_flush;
 #endif
 	qpx->wr_bind_mw = vhca_wr_bind_mw;
 	qpx->wr_local_inv = vhca_wr_local_inv;

@@ -125,6 +125,13 @@ enum vhca_wr_opcode {
 	 * data).
 	 */
 	VHCA_WR_ATOMIC_WRITE = 11,
+	/*
+	 * FLUSH of RC QPs: flush.type names the placement types (IB_FLUSH_*
+	 * of <rdma/ib_user_verbs.h>), flush.level the selectivity, the
+	 * flush.length bytes at flush.remote_addr (IB_FLUSH_RANGE) or the
+	 * whole MR of flush.rkey (IB_FLUSH_MR).  No SGEs, no inline data.
+	 */
+	VHCA_WR_FLUSH = 12,
 };
 
 enum {
@@ -169,6 +176,15 @@ struct vhca_send_wqe {
 			__aligned_u64 compare_add;	/* compare, or add */
 			__aligned_u64 swap;
 		} atomic;
+		struct {
+			__aligned_u64 remote_addr;	/* as rdma's */
+			__u32 rkey;
+			__u8 type;	/* IB_FLUSH_GLOBAL, IB_FLUSH_PERSISTENT */
+			__u8 level;	/* IB_FLUSH_RANGE or IB_FLUSH_MR */
+			__u16 reserved;
+			__u32 length;
+			__u32 reserved1;
+		} flush;
 		struct {
 			__u32 key;	/* the new lkey and rkey */
 			__u32 access;	/* IB_ACCESS_* */

@@ -2,7 +2,8 @@
 /*
  * vhca_fuzz_net inject, boundary class: every opcode the engine parses
  * (RC, UC and UD requests and responses, with and without immediate or
- * invalidate, ATOMIC WRITE, and FLUSH, which it does not know), each
+ * invalidate, ATOMIC WRITE and FLUSH, whose FETH asks for global
+ * visibility of a range), each
  * length, offset and count field at its boundaries (0, 1, PMTU-1, PMTU,
  * PMTU+1, 2^31, 2^32-1): the payload, the pad count, the RETH length, the
  * VA's offset into the MR (RETH and AtomicETH), the AtomicETH data, the
@@ -123,7 +124,7 @@ static size_t build(const struct sw_qp *q, const struct bpkt *p)
 		h += 8;
 	}
 	if ((p->op & 0x1f) == 0x1c) {
-		put32(h, 0);			/* FETH */
+		put32(h, 1);			/* FETH: global, range */
 		h += 4;
 	}
 	if (reth) {

@@ -139,15 +139,15 @@ static bool vhca_comp_one_response(struct vhca_qp *qp, u32 psn,
 }
 
 /*
- * The response of the oldest outstanding WQE, an ATOMIC WRITE: a READ
- * response ONLY without payload, an ACK (the store is done).  Another PSN
- * (a duplicate answer) or a payload is dropped.  False when the response
- * ends without the timer's restart.
+ * The response of the oldest outstanding WQE, an ATOMIC WRITE or a FLUSH:
+ * a READ response ONLY without payload, an ACK (the store or the flush is
+ * done).  Another PSN (a duplicate answer) or a payload is dropped.  False
+ * when the response ends without the timer's restart.
  */
-static bool vhca_comp_atomic_write_ack(struct vhca_qp *qp,
-				       const struct vhca_swqe *wqe,
-				       const struct vhca_pkt *pkt,
-				       struct vhca_comp_result *res)
+static bool vhca_comp_no_value_ack(struct vhca_qp *qp,
+				   const struct vhca_swqe *wqe,
+				   const struct vhca_pkt *pkt,
+				   struct vhca_comp_result *res)
 {
 	if (pkt->opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY ||
 	    pkt->paylen || pkt->psn != wqe->first_psn ||
@@ -183,7 +183,7 @@ static bool vhca_comp_read_shape_ok(const struct vhca_swqe *wqe, u8 opcode,
 /*
  * do_read: a READ response for the oldest outstanding READ, its payload
  * placed into the local SGEs at its offset, in order (or the answer of an
- * ATOMIC WRITE).  False when the response ends without the timer's
+ * ATOMIC WRITE or a FLUSH).  False when the response ends without the timer's
  * restart.
  */
 static bool vhca_comp_read_response(struct vhca_qp *qp,
@@ -199,8 +199,9 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 	if (!vhca_comp_ack_before_read(qp, psn, res))
 		return false;
 	wqe = vhca_qp_swqe(qp, qp->sq_tail);
-	if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE)
-		return vhca_comp_atomic_write_ack(qp, wqe, pkt, res);
+	if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE ||
+	    wqe->hdr.opcode == VHCA_WR_FLUSH)
+		return vhca_comp_no_value_ack(qp, wqe, pkt, res);
 	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ)
 		return false;	/* not what the oldest asked for */
 	if (!vhca_comp_check_read_psn(qp, wqe, psn, res))

@@ -130,10 +130,25 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #define IB_DEVICE_ATOMIC_WRITE		0
 #endif
 
-/* No FLUSH access flag can be asked for where the verbs have none. */
-#ifndef VHCA_HAVE_IB_ACCESS_FLUSH
+/*
+ * FLUSH, as ATOMIC WRITE: where the verbs have none, no FLUSH access flag
+ * can be asked for, and vhca neither advertises FLUSH nor executes it
+ * (VHCA_FLUSH_CAP 0).  The wire opcode and the FETH's values are the
+ * IBTA's.
+ */
+#ifdef VHCA_HAVE_IB_FLUSH
+#define VHCA_FLUSH_CAP			1
+#else
+#define VHCA_FLUSH_CAP			0
 #define IB_ACCESS_FLUSH_GLOBAL		0
 #define IB_ACCESS_FLUSH_PERSISTENT	0
+#define IB_DEVICE_FLUSH_GLOBAL		0
+#define IB_OPCODE_FLUSH			0x1c
+#define IB_OPCODE_RC_FLUSH		(IB_OPCODE_RC + IB_OPCODE_FLUSH)
+#define IB_FLUSH_GLOBAL			1
+#define IB_FLUSH_PERSISTENT		2
+#define IB_FLUSH_RANGE			0
+#define IB_FLUSH_MR			1
 #endif
 
 #endif /* VHCA_COMPAT_H */

@@ -67,20 +67,23 @@ static inline bool vhca_wr_atomic(u8 wr_opcode)
 }
 
 /*
- * A READ, an atomic or an ATOMIC WRITE: one request, completed by its
- * responses only (an ATOMIC WRITE's: a READ response without payload),
- * held by the responder in one of its max_dest_rd_atomic resources.
+ * A READ, an atomic, an ATOMIC WRITE or a FLUSH: one request, completed by
+ * its responses only (an ATOMIC WRITE's or a FLUSH's: a READ response
+ * without payload), held by the responder in one of its max_dest_rd_atomic
+ * resources.
  */
 static inline bool vhca_wr_rd_atomic(u8 wr_opcode)
 {
 	return wr_opcode == VHCA_WR_RDMA_READ ||
-	       wr_opcode == VHCA_WR_ATOMIC_WRITE || vhca_wr_atomic(wr_opcode);
+	       wr_opcode == VHCA_WR_ATOMIC_WRITE ||
+	       wr_opcode == VHCA_WR_FLUSH || vhca_wr_atomic(wr_opcode);
 }
 
-/* A request that carries no payload: a READ or an atomic. */
+/* A request that carries no payload: a READ, an atomic or a FLUSH. */
 static inline bool vhca_wr_no_payload(u8 wr_opcode)
 {
-	return wr_opcode == VHCA_WR_RDMA_READ || vhca_wr_atomic(wr_opcode);
+	return wr_opcode == VHCA_WR_RDMA_READ || wr_opcode == VHCA_WR_FLUSH ||
+	       vhca_wr_atomic(wr_opcode);
 }
 
 static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
@@ -380,7 +383,8 @@ static inline const struct ib_pd *vhca_resp_pd(const struct vhca_qp *qp)
 /*
  * vhca_resp_rd.c, for vhca_resp.c: everything under rq_lock except
  * vhca_resp_read_pass(), which takes it.  vhca_resp_read(),
- * vhca_resp_atomic_eth() and vhca_resp_atomic_write() take a new request
+ * vhca_resp_atomic_eth(), vhca_resp_atomic_write() and vhca_resp_flush()
+ * take a new request
  * (0, or a NAK code); the _again variants answer a duplicate from the
  * resource that holds it, or drop it; vhca_resp_read_pass() sends one
  * bounded pass of READ responses (false: another pass runs, whose caller
@@ -397,6 +401,8 @@ int vhca_resp_atomic_eth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 int vhca_resp_atomic_write(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			   struct sk_buff *skb, u32 off,
 			   struct sk_buff_head *list);
+int vhca_resp_flush(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		    struct sk_buff_head *list);
 void vhca_resp_atomic_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			    struct sk_buff_head *list);
 struct vhca_rd_res *vhca_resp_rd_oldest(struct vhca_qp *qp);

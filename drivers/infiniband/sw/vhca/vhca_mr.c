@@ -36,8 +36,9 @@ int vhca_mr_check_reg_access(int access)
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
+	/* No memory of an MR is persistent: FLUSH is to global visibility. */
 	if (access & (IB_ZERO_BASED | IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND |
-		      IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT))
+		      IB_ACCESS_FLUSH_PERSISTENT))
 		return -EOPNOTSUPP;
 	return 0;
 }

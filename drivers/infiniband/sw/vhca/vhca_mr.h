@@ -38,7 +38,8 @@ static inline u32 vhca_mr_key_index(u32 key)
 #define VHCA_MR_CHECK_ACCESS	(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC |		\
+				 IB_ACCESS_FLUSH_GLOBAL)
 
 /* The remote accesses an MR or a window may grant. */
 #define VHCA_MR_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |		\

@@ -23,12 +23,13 @@
 #define ATMETH_LEN	sizeof(struct vhca_atmeth)
 #define ATMACK_LEN	sizeof(struct vhca_atmack)
 #define XRCETH_LEN	sizeof(struct vhca_xrceth)
+#define FETH_LEN	sizeof(struct vhca_feth)
 
 /*
  * An opcode: its place in a message and what follows its BTH (up to three
- * of PAYLOAD, RETH, AETH, DETH, IMMDT, IETH, ATMETH, ATMACK, or NONE), each
- * a flag (F_) and a header length (L_): the length is the sum of the
- * headers it names.
+ * of PAYLOAD, RETH, AETH, DETH, IMMDT, IETH, ATMETH, ATMACK, FETH, or
+ * NONE), each a flag (F_) and a header length (L_): the length is the sum
+ * of the headers it names.
  */
 #define OP(op, place, a, b, c) \
 	[IB_OPCODE_##op] = { \
@@ -54,6 +55,8 @@
 #define L_ATMETH	ATMETH_LEN
 #define F_ATMACK	VHCA_PKT_ATMACK
 #define L_ATMACK	ATMACK_LEN
+#define F_FETH		VHCA_PKT_FETH
+#define L_FETH		FETH_LEN
 
 static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
@@ -80,6 +83,7 @@ static const struct vhca_pkt_opinfo vhca_opinfo[] = {
 	OP(RC_COMPARE_SWAP, ONLY, ATMETH, NONE, NONE),
 	OP(RC_FETCH_ADD, ONLY, ATMETH, NONE, NONE),
 	OP(RC_ATOMIC_WRITE, ONLY, PAYLOAD, RETH, NONE),
+	OP(RC_FLUSH, ONLY, FETH, RETH, NONE),
 	/* UC: RC's SEND and WRITE operations, transport 1 (0x20 + op). */
 	OP(UC_SEND_FIRST, FIRST, PAYLOAD, NONE, NONE),
 	OP(UC_SEND_MIDDLE, MIDDLE, PAYLOAD, NONE, NONE),
@@ -141,6 +145,7 @@ static const struct vhca_pkt_opinfo vhca_xrc_opinfo[] = {
 	XREQ(COMPARE_SWAP, ONLY, ATMETH, NONE, NONE),
 	XREQ(FETCH_ADD, ONLY, ATMETH, NONE, NONE),
 	XREQ(ATOMIC_WRITE, ONLY, PAYLOAD, RETH, NONE),
+	XREQ(FLUSH, ONLY, FETH, RETH, NONE),
 };
 
 #undef XREQ
@@ -168,10 +173,11 @@ u32 vhca_pkt_msn_next(u32 msn, u8 opcode)
 
 	/*
 	 * RC requests: the opcodes up to READ_REQUEST, IETH, AtomicETH,
-	 * ATOMIC WRITE.
+	 * ATOMIC WRITE, FLUSH.
 	 */
 	if (!oi || (opcode > IB_OPCODE_RC_RDMA_READ_REQUEST &&
 		    opcode != IB_OPCODE_RC_ATOMIC_WRITE &&
+		    opcode != IB_OPCODE_RC_FLUSH &&
 		    !(oi->flags & (VHCA_PKT_IETH | VHCA_PKT_ATMETH))) ||
 	    !(oi->flags & VHCA_PKT_LAST))
 		return msn & VHCA_PSN_MASK;
@@ -231,6 +237,15 @@ int vhca_pkt_build(void *buf, size_t size, const struct vhca_pkt *pkt)
 		deth->sqpn = cpu_to_be32(pkt->deth_sqpn);
 		p += DETH_LEN;
 	}
+	if (oi->flags & VHCA_PKT_FETH) {
+		struct vhca_feth *feth = (void *)p;
+
+		feth->sel_plt = cpu_to_be32(FIELD_PREP(VHCA_FETH_SEL_MASK,
+						       pkt->feth_level) |
+					    FIELD_PREP(VHCA_FETH_PLT_MASK,
+						       pkt->feth_type));
+		p += FETH_LEN;
+	}
 	if (oi->flags & VHCA_PKT_RETH) {
 		struct vhca_reth *reth = (void *)p;
 
@@ -289,6 +304,13 @@ static void vhca_pkt_parse_ext(const u8 *p, u16 flags, struct vhca_pkt *pkt)
 		pkt->deth_qkey = be32_to_cpu(deth->qkey);
 		pkt->deth_sqpn = be32_to_cpu(deth->sqpn) & VHCA_PKT_QPN_MASK;
 		p += DETH_LEN;
+	}
+	if (flags & VHCA_PKT_FETH) {
+		u32 sel_plt = be32_to_cpu(((const struct vhca_feth *)p)->sel_plt);
+
+		pkt->feth_level = FIELD_GET(VHCA_FETH_SEL_MASK, sel_plt);
+		pkt->feth_type = FIELD_GET(VHCA_FETH_PLT_MASK, sel_plt);
+		p += FETH_LEN;
 	}
 	if (flags & VHCA_PKT_RETH) {
 		const struct vhca_reth *reth = (const void *)p;

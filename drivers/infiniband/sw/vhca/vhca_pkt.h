@@ -75,6 +75,17 @@ struct vhca_atmack {
 	__be64 orig;
 } __packed;
 
+/*
+ * FLUSH Extended Transport Header: the selectivity level and placement
+ * type of a FLUSH, whose RETH follows
+ */
+struct vhca_feth {
+	__be32 sel_plt;		/* 31-6: reserved; 5-4: level; 3-0: type */
+} __packed;
+
+#define VHCA_FETH_SEL_MASK	GENMASK(5, 4)
+#define VHCA_FETH_PLT_MASK	GENMASK(3, 0)
+
 /* XRC Extended Transport Header: the XRC SRQ a request is for */
 struct vhca_xrceth {
 	__be32 srqn;		/* 31-24: reserved; 23-0: XRC SRQ number */
@@ -95,6 +106,7 @@ static_assert(sizeof(struct vhca_atmeth) == IB_EXT_ATOMICETH_BYTES);
 static_assert(sizeof(struct vhca_atmack) == 8);
 static_assert(sizeof(struct vhca_deth) == IB_DETH_BYTES);
 static_assert(sizeof(struct vhca_xrceth) == IB_EXT_XRC_BYTES);
+static_assert(sizeof(struct vhca_feth) == 4);
 
 /* What follows the BTH of an opcode, and its place in a message. */
 #define VHCA_PKT_RETH		BIT(0)
@@ -110,6 +122,7 @@ static_assert(sizeof(struct vhca_xrceth) == IB_EXT_XRC_BYTES);
 #define VHCA_PKT_ATMETH		BIT(9)
 #define VHCA_PKT_ATMACK		BIT(10)
 #define VHCA_PKT_XRCETH		BIT(11)	/* right after the BTH */
+#define VHCA_PKT_FETH		BIT(12)	/* before the RETH */
 
 /*
  * An opcode is its transport (IB_OPCODE_RC, IB_OPCODE_UC, IB_OPCODE_UD,
@@ -252,6 +265,8 @@ struct vhca_pkt {
 	u32 deth_qkey;
 	u32 deth_sqpn;
 	u32 xrc_srqn;		/* XRCETH */
+	u8 feth_type;		/* FETH: IB_FLUSH_GLOBAL, _PERSISTENT */
+	u8 feth_level;		/* IB_FLUSH_RANGE, IB_FLUSH_MR */
 };
 
 /*

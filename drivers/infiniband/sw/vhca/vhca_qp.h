@@ -145,7 +145,7 @@ struct vhca_rd_res {
 	u32 xrc_srqn;			/* XRC_TGT: the SRQ its request named */
 	struct vhca_rd_reply reply;
 	bool atomic;			/* an atomic's: its result, kept */
-	bool atomic_write;		/* ... an ATOMIC WRITE's (no value) */
+	bool no_value;			/* ... an ATOMIC WRITE's or a FLUSH's */
 	u64 orig;			/* the value the atomic found */
 };
 

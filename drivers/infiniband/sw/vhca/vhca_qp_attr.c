@@ -10,9 +10,9 @@
 
 /*
  * Local write means nothing to a QP, but verbs users set it: accepted.  So
- * are the FLUSH rights (rdma-core's own tests set them on every RC QP);
- * they grant nothing: vhca neither advertises nor executes FLUSH, and
- * drops a FLUSH request as it drops any opcode it does not know.
+ * is the persistent FLUSH right (rdma-core's own tests set both FLUSH
+ * rights on every RC QP): it grants nothing, as no MR can be registered
+ * for persistent FLUSH.
  */
 #define VHCA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \

@@ -144,7 +144,7 @@ static bool vhca_req_is_local(u8 opcode)
 
 /*
  * An opcode the QP's transport has: UC has SEND and WRITE only, RC ATOMIC
- * WRITE only where the kernel's verbs have it (vhca_compat.h).
+ * WRITE and FLUSH only where the kernel's verbs have them (vhca_compat.h).
  */
 static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
 {
@@ -154,6 +154,8 @@ static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
 		       opcode == VHCA_WR_RDMA_WRITE_WITH_IMM;
 	if (opcode == VHCA_WR_ATOMIC_WRITE)
 		return VHCA_ATOMIC_WRITE_CAP;
+	if (opcode == VHCA_WR_FLUSH)
+		return VHCA_FLUSH_CAP;
 	return opcode <= VHCA_WR_SEND_WITH_INV || vhca_wr_rd_atomic(opcode);
 }
 
@@ -182,6 +184,11 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		wqe->hdr.atomic.compare_add = READ_ONCE(slot->atomic.compare_add);
 		wqe->hdr.atomic.swap = READ_ONCE(slot->atomic.swap);
 	}
+	if (wqe->hdr.opcode == VHCA_WR_FLUSH) {
+		wqe->hdr.flush.type = READ_ONCE(slot->flush.type);
+		wqe->hdr.flush.level = READ_ONCE(slot->flush.level);
+		wqe->hdr.flush.length = READ_ONCE(slot->flush.length);
+	}
 	wqe->wc_status = IB_WC_SUCCESS;
 	wqe->fetched = true;
 	wqe->hdr.xrc_srqn = qp->ibqp.qp_type == IB_QPT_XRC_INI ?
@@ -195,6 +202,16 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		if (wqe->hdr.num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE))
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		len = sizeof(u64);
+	} else if (wqe->hdr.opcode == VHCA_WR_FLUSH) {
+		/* Nothing moves: its range is in the request, not in SGEs. */
+		if (wqe->hdr.num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE) ||
+		    wqe->hdr.flush.length > VHCA_MAX_MSG_SIZE)
+			wqe->wc_status = IB_WC_LOC_LEN_ERR;
+		else if (!wqe->hdr.flush.type ||
+			 wqe->hdr.flush.type & ~(IB_FLUSH_GLOBAL |
+						 IB_FLUSH_PERSISTENT) ||
+			 wqe->hdr.flush.level > IB_FLUSH_MR)
+			wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
 		if (wqe->hdr.inline_len > qp->max_inline ||
 		    vhca_wr_no_payload(wqe->hdr.opcode))
@@ -260,6 +277,8 @@ static u8 vhca_req_opcode(u8 wr, bool first, bool last)
 		return IB_OPCODE_RC_FETCH_ADD;
 	case VHCA_WR_ATOMIC_WRITE:
 		return IB_OPCODE_RC_ATOMIC_WRITE;
+	case VHCA_WR_FLUSH:
+		return IB_OPCODE_RC_FLUSH;
 	default:
 		return IB_OPCODE_RC_RDMA_READ_REQUEST;
 	}
@@ -297,7 +316,11 @@ static void vhca_req_fill(struct vhca_qp *qp, const struct vhca_swqe *wqe,
 		.ieth_rkey = wqe->hdr.invalidate_rkey,
 		.reth_va = wqe->hdr.rdma.remote_addr,
 		.reth_rkey = wqe->hdr.rdma.rkey,
-		.reth_len = wqe->len,
+		/* A FLUSH's RETH names its range; it moves no payload. */
+		.reth_len = wqe->hdr.opcode == VHCA_WR_FLUSH ?
+			    wqe->hdr.flush.length : wqe->len,
+		.feth_type = wqe->hdr.flush.type,
+		.feth_level = wqe->hdr.flush.level,
 		.atm_swap_add = wqe->hdr.opcode == VHCA_WR_ATOMIC_CMP_AND_SWP ?
 				wqe->hdr.atomic.swap :
 				wqe->hdr.atomic.compare_add,

@@ -382,6 +382,9 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		return msg->active || !VHCA_ATOMIC_WRITE_CAP ?
 		       VHCA_NAK_INVALID_REQ :
 		       vhca_resp_atomic_write(qp, pkt, in->skb, in->off, list);
+	if (pkt->opcode == IB_OPCODE_RC_FLUSH)
+		return msg->active || !VHCA_FLUSH_CAP ?
+		       VHCA_NAK_INVALID_REQ : vhca_resp_flush(qp, pkt, list);
 
 	/* A message starts with FIRST/ONLY and goes on with its own kind. */
 	if (!!(opflags & VHCA_PKT_FIRST) == msg->active ||
@@ -451,7 +454,8 @@ static bool vhca_resp_check_psn(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			vhca_resp_read_again(qp, pkt, npsn);
 		else if ((vhca_pkt_opinfo(pkt->opcode)->flags &
 			  VHCA_PKT_ATMETH) ||
-			 pkt->opcode == IB_OPCODE_RC_ATOMIC_WRITE)
+			 pkt->opcode == IB_OPCODE_RC_ATOMIC_WRITE ||
+			 pkt->opcode == IB_OPCODE_RC_FLUSH)
 			vhca_resp_atomic_again(qp, pkt, list);
 		else
 			vhca_tx_queue_ack(qp,
@@ -578,9 +582,10 @@ static bool vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	}
 	qp->resp.nak_sent = false;
 	qp->resp.psn = vhca_psn_add(pkt->psn, npsn);
-	/* READs and atomics are answered with their responses. */
+	/* READs, atomics and FLUSHes are answered with their responses. */
 	if (pkt->ackreq && pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST &&
 	    pkt->opcode != IB_OPCODE_RC_ATOMIC_WRITE &&
+	    pkt->opcode != IB_OPCODE_RC_FLUSH &&
 	    !(opflags & VHCA_PKT_ATMETH))
 		vhca_resp_answer(qp, in,
 				 vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),

@@ -335,15 +335,15 @@ static struct vhca_rd_res *vhca_resp_atomic_find(struct vhca_qp *qp, u32 psn)
 
 /*
  * The answer of the atomic that res holds, onto list: an ATOMIC
- * ACKNOWLEDGE with the value found, or for an ATOMIC WRITE a READ
- * response without payload.
+ * ACKNOWLEDGE with the value found, or for an ATOMIC WRITE or a FLUSH a
+ * READ response without payload.
  */
 static void vhca_resp_atomic_ack(struct vhca_qp *qp,
 				 const struct vhca_rd_res *res,
 				 struct sk_buff_head *list)
 {
 	struct vhca_pkt pkt = {
-		.opcode = (res->atomic_write ?
+		.opcode = (res->no_value ?
 			   IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
 			   IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) |
 			  vhca_qp_transport(qp),
@@ -408,7 +408,7 @@ static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		.npsn = 1,
 		.msn = qp->resp.msn,
 		.atomic = true,
-		.atomic_write = atomic.op == VHCA_ATOMIC_WRITE,
+		.no_value = atomic.op == VHCA_ATOMIC_WRITE,
 		.orig = atomic.orig,
 	};
 	vhca_resp_atomic_ack(qp, res, list);
@@ -446,6 +446,61 @@ int vhca_resp_atomic_write(struct vhca_qp *qp,
 	    skb_copy_bits(skb, off, &atomic.swap, sizeof(u64)))
 		return VHCA_NAK_INVALID_REQ;
 	return vhca_resp_atomic(qp, pkt, atomic, IB_ACCESS_REMOTE_WRITE, list);
+}
+
+/*
+ * A new FLUSH request: the QP's and the MR's FLUSH access for each
+ * placement type it names (no MR grants persistent FLUSH: no memory vhca
+ * places into is persistent), PD checked, and its range within the MR
+ * (IB_FLUSH_RANGE; IB_FLUSH_MR names the whole MR).  Then a full barrier:
+ * what earlier requests placed, the engine's own stores in order, is
+ * visible to every CPU before the answer leaves.  Kept and answered as an
+ * ATOMIC WRITE is, a READ response without payload; a duplicate gets the
+ * same answer (vhca_resp_atomic_again()).  0 or a NAK code.
+ */
+int vhca_resp_flush(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		    struct sk_buff_head *list)
+{
+	u32 len = pkt->feth_level == IB_FLUSH_RANGE ? pkt->reth_len : 0;
+	struct vhca_rd_res *res;
+	struct vhca_mr *mr;
+	int access = 0;
+	int err;
+
+	if (!pkt->feth_type ||
+	    pkt->feth_type & ~(IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT) ||
+	    pkt->feth_level > IB_FLUSH_MR || pkt->paylen)
+		return VHCA_NAK_INVALID_REQ;
+	if (pkt->feth_type & IB_FLUSH_GLOBAL)
+		access |= IB_ACCESS_FLUSH_GLOBAL;
+	if (pkt->feth_type & IB_FLUSH_PERSISTENT)
+		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	if ((qp->attr.qp_access_flags & access) != access)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
+	if (!mr)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	err = vhca_mr_check_remote_pd(mr, pkt->reth_rkey, vhca_resp_pd(qp),
+				      qp->ibqp.qp_num, pkt->reth_va, len,
+				      access);
+	vhca_mr_put(mr);
+	if (err)
+		return VHCA_NAK_REM_ACCESS_ERR;
+	res = vhca_resp_rd_take(qp);
+	if (!res)
+		return VHCA_NAK_INVALID_REQ;
+	/* Placed before: visible to all before the answer says it is. */
+	smp_mb();
+	qp->resp.msn = vhca_pkt_msn_next(qp->resp.msn, pkt->opcode);
+	*res = (struct vhca_rd_res){
+		.psn = pkt->psn,
+		.npsn = 1,
+		.msn = qp->resp.msn,
+		.atomic = true,
+		.no_value = true,
+	};
+	vhca_resp_atomic_ack(qp, res, list);
+	return 0;
 }
 
 /*

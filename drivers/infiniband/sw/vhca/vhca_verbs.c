@@ -26,6 +26,7 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_ATOMIC_WRITE |
+				 IB_DEVICE_FLUSH_GLOBAL |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_XRC;

@@ -117,6 +117,10 @@ enum ib_wc_opcode vhca_wc_opcode(u8 wr_opcode)
 	case VHCA_WR_ATOMIC_WRITE:
 		return IB_WC_ATOMIC_WRITE;
 #endif
+#ifdef VHCA_HAVE_IB_FLUSH
+	case VHCA_WR_FLUSH:
+		return IB_WC_FLUSH;
+#endif
 	default:
 		return IB_WC_SEND;
 	}

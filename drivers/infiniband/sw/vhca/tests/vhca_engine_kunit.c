@@ -33,6 +33,7 @@
 #include "vhca_engine_resp_kunit.c"
 #include "vhca_engine_frwr_kunit.c"
 #include "vhca_engine_atomic_kunit.c"
+#include "vhca_engine_flush_kunit.c"
 #include "vhca_engine_uc_kunit.c"
 #include "vhca_engine_xrc_kunit.c"
 #include "vhca_engine_direct_kunit.c"
@@ -41,5 +42,6 @@
 kunit_test_suites(&vhca_engine_req_suite, &vhca_engine_retry_suite,
 		  &vhca_engine_wrap_suite, &vhca_engine_resp_suite,
 		  &vhca_engine_frwr_suite, &vhca_engine_atomic_suite,
+		  &vhca_engine_flush_suite,
 		  &vhca_engine_uc_suite, &vhca_engine_xrc_suite,
 		  &vhca_engine_direct_suite, &vhca_engine_hostile_suite);

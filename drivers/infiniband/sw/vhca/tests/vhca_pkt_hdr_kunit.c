@@ -19,7 +19,7 @@ static void vhca_pkt_opcodes(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, oi->hdr_len, ops[i].hdr_len,
 				    "opcode 0x%02x", ops[i].opcode);
 	}
-	/* Nothing else: RD, FLUSH, CNP, ... */
+	/* Nothing else: RD, CNP, RC's reserved 0x1e, ... */
 	for (op = 0; op < 256; op++)
 		known += !!vhca_pkt_opinfo(op);
 	KUNIT_EXPECT_EQ(test, known, ARRAY_SIZE(ops));
@@ -79,6 +79,17 @@ static void vhca_pkt_layout(struct kunit *test)
 		0x1f, 0x00, 0x00, 0x03,
 		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
 	};
+	/*
+	 * FETH (IBA 1.5: selectivity level in bits 5-4, placement type in
+	 * 3-0), then the RETH of the range.
+	 */
+	static const u8 flush[32] = {
+		0x1c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x09,
+		0x80, 0x00, 0x00, 0x05,
+		0x00, 0x00, 0x00, 0x11,
+		0x00, 0x00, 0x7f, 0xff, 0x12, 0x34, 0x56, 0x78,
+		0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x00, 0x10, 0x00,
+	};
 	/* Not static: vhca_aeth_nak() and vhca_aeth_ack() are no constants. */
 	const struct {
 		const char *name;
@@ -119,6 +130,12 @@ static void vhca_pkt_layout(struct kunit *test)
 			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
 			.aeth_msn = 3, .atm_orig = 0x1122334455667788ULL,
 		  }, atomic_ack, sizeof(atomic_ack) },
+		{ "RC FLUSH", {
+			.opcode = IB_OPCODE_RC_FLUSH, .ackreq = true,
+			.dqpn = 9, .psn = 5, .reth_va = 0x7fff12345678ULL,
+			.reth_rkey = 0xaabbccdd, .reth_len = 4096,
+			.feth_type = IB_FLUSH_GLOBAL, .feth_level = IB_FLUSH_MR,
+		  }, flush, sizeof(flush) },
 	};
 	unsigned int i;
 	u8 buf[64];
@@ -173,6 +190,10 @@ static void fill_pkt(struct vhca_pkt *p, u8 opcode, u16 flags, u32 i,
 	}
 	if (flags & VHCA_PKT_ATMACK)
 		p->atm_orig = 0x8877665544332211ULL + i;
+	if (flags & VHCA_PKT_FETH) {
+		p->feth_type = (3 + i) & 0xf;
+		p->feth_level = i & 3;
+	}
 }
 
 static void expect_same(struct kunit *test, const struct vhca_pkt *a,
@@ -197,6 +218,8 @@ static void expect_same(struct kunit *test, const struct vhca_pkt *a,
 	KUNIT_EXPECT_EQ(test, a->atm_swap_add, b->atm_swap_add);
 	KUNIT_EXPECT_EQ(test, a->atm_compare, b->atm_compare);
 	KUNIT_EXPECT_EQ(test, a->atm_orig, b->atm_orig);
+	KUNIT_EXPECT_EQ(test, a->feth_type, b->feth_type);
+	KUNIT_EXPECT_EQ(test, a->feth_level, b->feth_level);
 }
 
 static void vhca_pkt_round_trip(struct kunit *test)
@@ -248,7 +271,7 @@ static void vhca_pkt_build_refusals(struct kunit *test)
 	p.dqpn = 0x1000000;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.dqpn = 1;
-	p.opcode = IB_OPCODE_RC_FLUSH;
+	p.opcode = IB_OPCODE_RC + 0x1e;	/* reserved */
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
 	p.opcode = IB_OPCODE_RD_SEND_ONLY;
 	KUNIT_EXPECT_EQ(test, vhca_pkt_build(buf, sizeof(buf), &p), -EINVAL);
@@ -439,7 +462,7 @@ static void vhca_pkt_msn(struct kunit *test)
 		IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
 		IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
 		IB_OPCODE_RC_COMPARE_SWAP, IB_OPCODE_RC_FETCH_ADD,
-		IB_OPCODE_RC_ATOMIC_WRITE,
+		IB_OPCODE_RC_ATOMIC_WRITE, IB_OPCODE_RC_FLUSH,
 	};
 	unsigned int op, i, n = 0;
 	bool end;
