@@ -182,7 +182,6 @@ static void atomic_refused(struct kunit *test, struct engine_test *t,
 			   enum vhca_nak_code nak, enum ib_wc_status status)
 {
 	u64 *word = (u64 *)t->remote, *result = (u64 *)t->local;
-	struct vhca_pkt pkt;
 
 	*word = 7;
 	if (write)
@@ -190,12 +189,7 @@ static void atomic_refused(struct kunit *test, struct engine_test *t,
 	else
 		post_atomic(t, 1, VHCA_WR_ATOMIC_FETCH_AND_ADD, result, 8,
 			    remote_addr, rkey, 1, 0);
-	vhca_req_run(t->req);
-	loop_sent(t);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
-	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome, vhca_aeth_nak(nak));
-	deliver(test, t, &pkt, 0);
-	expect_cqe(test, t->send_cq, 1, status, 0);
+	expect_refused(test, t, nak, status);
 	KUNIT_EXPECT_EQ(test, *word, 7ULL);
 }
 

@@ -457,6 +457,24 @@ static void expect_nak(struct kunit *test, u32 psn, u8 code)
 }
 
 /*
+ * The one request posted (wr_id 1) goes to the responder, which refuses
+ * it: its NAK carries code, and the requester completes the WQE with
+ * status.
+ */
+static void expect_refused(struct kunit *test, struct engine_test *t,
+			   u8 code, enum ib_wc_status status)
+{
+	struct vhca_pkt nak;
+
+	vhca_req_run(t->req);
+	loop_sent(t);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome, vhca_aeth_nak(code));
+	deliver(test, t, &nak, 0);
+	expect_cqe(test, t->send_cq, 1, status, 0);
+}
+
+/*
  * Expect BUF_LEN bytes of buf to be packets' payloads of MTU bytes each,
  * the first of value first, the next first + 1, ...
  */

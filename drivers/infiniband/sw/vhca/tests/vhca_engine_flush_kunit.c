@@ -103,15 +103,8 @@ static void flush_refused(struct kunit *test, struct engine_test *t, u8 type,
 			  u32 rkey, enum vhca_nak_code nak,
 			  enum ib_wc_status status)
 {
-	struct vhca_pkt pkt;
-
 	post_flush(t, 1, type, IB_FLUSH_RANGE, (uintptr_t)t->remote, rkey, 64);
-	vhca_req_run(t->req);
-	loop_sent(t);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
-	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome, vhca_aeth_nak(nak));
-	deliver(test, t, &pkt, 0);
-	expect_cqe(test, t->send_cq, 1, status, 0);
+	expect_refused(test, t, nak, status);
 }
 
 /*
@@ -210,15 +203,12 @@ static void engine_flush_bad_feth(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
 	struct ib_mr *mr = flush_mr(test, t);
-	struct vhca_pkt pkt;
 
 	deliver(test, t, &(struct vhca_pkt){
 		.opcode = IB_OPCODE_RC_FLUSH, .dqpn = RESP_QPN,
 		.psn = SQ_PSN, .ackreq = true, .reth_va = (uintptr_t)t->remote,
 		.reth_rkey = mr->rkey, .feth_type = 8 }, 0);
-	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, SQ_PSN, &pkt);
-	KUNIT_EXPECT_EQ(test, pkt.aeth_syndrome,
-			vhca_aeth_nak(VHCA_NAK_INVALID_REQ));
+	expect_nak(test, SQ_PSN, VHCA_NAK_INVALID_REQ);
 	vhca_dereg_mr(mr, NULL);
 }
 
