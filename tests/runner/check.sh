@@ -518,9 +518,17 @@ build_roots() {
 }
 
 background() {
+	local dbg=
+	# The debug kernel, the longest build (about 20 minutes on a cold
+	# machine), from the start, beside the other kernels and the roots
+	# (downloads and dpkg, mostly).
+	if [ $NEED_DEBUG = 1 ]; then
+		debug_build &
+		dbg=$!
+	fi
 	build_others
 	build_roots
-	[ $NEED_DEBUG = 1 ] && debug_build
+	[ -z "$dbg" ] || wait $dbg
 	# The debug kernel's boots may start (on a cold machine the kernel's
 	# build outlasts the stock guests); the static checks go on beside
 	# them.
