@@ -8,6 +8,7 @@
 #define VHCA_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /*
  * The device's uverbs ABI version (ib_device_ops.uverbs_abi_ver, shown in
@@ -288,6 +289,19 @@ struct vhca_create_srq_resp {
 struct vhca_create_ah_resp {
 	__u32 ah_index;
 	__u32 reserved;
+};
+
+/*
+ * Device memory (ibv_alloc_dm): the ioctl method UVERBS_METHOD_DM_ALLOC of
+ * UVERBS_OBJECT_DM takes one driver attribute more than the core's, an
+ * output: the offset at which the provider maps the memory with mmap() on
+ * the context's command fd, MAP_SHARED and read-write, the allocation's
+ * length rounded up to whole pages.  The memory starts zeroed.  Lengths
+ * go from 1 byte to the device's max_dm_size (ibv_query_device_ex), the
+ * alignment (log_align_req) up to the page size; anything else is EINVAL.
+ */
+enum vhca_alloc_dm_attrs {
+	VHCA_IB_ATTR_ALLOC_DM_RESP_MMAP_OFFSET = (1U << UVERBS_ID_NS_SHIFT),
 };
 
 #endif /* VHCA_ABI_USER_H */

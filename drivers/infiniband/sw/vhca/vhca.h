@@ -248,6 +248,16 @@ static inline int vhca_create_prologue(struct ib_device *ibdev,
 	       vhca_object_get(ibdev, count, max, verb);
 }
 
+/* vhca_dm.c: device memory, and the driver's attributes of the ioctl methods. */
+struct ib_dm *vhca_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *ibuc,
+			    struct ib_dm_alloc_attr *attr,
+			    struct uverbs_attr_bundle *attrs);
+int vhca_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+struct ib_mr *vhca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			     struct ib_dm_mr_attr *attr,
+			     struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition vhca_uapi_defs[];
+
 /* vhca_debugfs.c */
 void vhca_debugfs_init(void);
 void vhca_debugfs_exit(void);

@@ -57,6 +57,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 
 	.add_gid = vhca_net_add_gid,
+	.alloc_dm = vhca_alloc_dm,
 	.alloc_hw_port_stats = vhca_alloc_hw_port_stats,
 	.alloc_mr = vhca_alloc_mr,
 	.alloc_mw = vhca_alloc_mw,
@@ -69,6 +70,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.create_qp = vhca_create_qp,
 	.create_srq = vhca_create_srq,
 	.create_user_ah = vhca_create_ah,
+	.dealloc_dm = vhca_dealloc_dm,
 	.dealloc_driver = vhca_dealloc_driver,
 	.dealloc_mw = vhca_dealloc_mw,
 	.dealloc_pd = vhca_dealloc_pd,
@@ -101,6 +103,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.query_port = vhca_query_port,
 	.query_qp = vhca_query_qp,
 	.query_srq = vhca_query_srq,
+	.reg_dm_mr = vhca_reg_dm_mr,
 	.reg_user_mr = vhca_reg_user_mr_op,
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_user_mr = vhca_rereg_user_mr,
@@ -249,6 +252,7 @@ static struct vhca_dev *vhca_alloc_dev(struct net_device *ndev)
 
 	/* From here on, dealloc_driver undoes all of the above. */
 	ib_set_device_ops(ibdev, &vhca_dev_ops);
+	ibdev->driver_def = vhca_uapi_defs;
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	/* The provider posts to the rings; these two are its kicks. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |

@@ -37,7 +37,7 @@ int vhca_mr_check_reg_access(int access)
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	/* No memory of an MR is persistent: FLUSH is to global visibility. */
-	if (access & (IB_ZERO_BASED | IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND |
+	if (access & (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND |
 		      IB_ACCESS_FLUSH_PERSISTENT))
 		return -EOPNOTSUPP;
 	return 0;
@@ -221,7 +221,9 @@ struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct vhca_mr *mr;
 	int err;
 
-	err = vhca_mr_check_reg_access(access);
+	/* Kernel virtual addresses are not zero-based. */
+	err = vhca_mr_check_reg_access(access) ?:
+	      (access & IB_ZERO_BASED ? -EOPNOTSUPP : 0);
 	if (err) {
 		ibdev_dbg(&vdev->ibdev, "get_dma_mr: access %#x refused: %d\n",
 			  access, err);
@@ -268,9 +270,9 @@ static int vhca_mr_map_pages(struct vhca_dev *vdev, struct vhca_mr *mr)
 }
 
 /*
- * A new user MR over [start, start + length) at iova, pinned and
- * translated but not yet findable; what reg_user_mr and rereg_user_mr
- * check of their arguments, with the verb's name for the log.
+ * A new user MR over [start, start + length) at iova (at 0 if zero-based),
+ * pinned and translated but not yet findable; what reg_user_mr and
+ * rereg_user_mr check of their arguments, with the verb's name for the log.
  */
 static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 				   struct ib_pd *ibpd, u64 start, u64 length,
@@ -302,7 +304,7 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 	mr = vhca_mr_alloc(vdev, ibpd, access);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->iova = iova;
+	mr->iova = access & IB_ZERO_BASED ? 0 : iova;
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
@@ -339,6 +341,38 @@ struct ib_mr *vhca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			 udata);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
+	return vhca_mr_register(vdev, mr);
+}
+
+/*
+ * The core has checked the range against the DM's length and that the MR
+ * is zero-based; both are checked again here, against the buffer itself,
+ * which is what the engine will touch.
+ */
+struct ib_mr *vhca_mr_reg_dm(struct vhca_dev *vdev, struct ib_pd *ibpd,
+			     void *buf, size_t size, u64 offset, u64 length,
+			     int access)
+{
+	struct vhca_mr *mr;
+	int err;
+
+	/* Windows bind to DM MRs as to user MRs. */
+	err = vhca_mr_check_reg_access(access & ~IB_ACCESS_MW_BIND);
+	if (!err && (!(access & IB_ZERO_BASED) || offset > size ||
+		     length > size - offset))
+		err = -EINVAL;
+	if (err) {
+		ibdev_dbg(&vdev->ibdev,
+			  "reg_dm_mr: access %#x, offset %llu, length %llu refused: %d\n",
+			  access, offset, length, err);
+		return ERR_PTR(err);
+	}
+	mr = vhca_mr_alloc(vdev, ibpd, access);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kaddr = buf + offset;
+	mr->length = length;
+	mr->ibmr.length = length;
 	return vhca_mr_register(vdev, mr);
 }
 
@@ -381,7 +415,7 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->length;
-		iova = old->iova;
+		iova = old->ibmr.iova;
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = old->access;
@@ -491,7 +525,8 @@ int vhca_mr_fast_reg(struct vhca_dev *vdev, const struct ib_pd *pd, u32 key,
 	u64 iova, length;
 	int err = 0;
 
-	if (vhca_mr_check_reg_access(access))
+	/* The consumer chose the iova with map_mr_sg: it is not zero-based. */
+	if (vhca_mr_check_reg_access(access) || (access & IB_ZERO_BASED))
 		return -EINVAL;
 	mr = vhca_mr_get_fast(vdev, key);
 	if (!mr)

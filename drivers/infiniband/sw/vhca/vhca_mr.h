@@ -57,16 +57,21 @@ enum vhca_mr_state {
 
 /*
  * A memory region: user memory pinned by ib_umem, or (DMA MR: dma set, umem
- * NULL) all of kernel memory, or (fast set) a fast-registration MR of a
+ * NULL) all of kernel memory, or (DM MR: kaddr set) a range of a device
+ * memory allocation (vhca_dm.c), or (fast set) a fast-registration MR of a
  * kernel consumer.
  *
- * A user or DMA MR: every field but ref is written before the MR is
+ * A user, DMA or DM MR: every field but ref is written before the MR is
  * published in vdev->mr_xa and never changes after.
  *
  * A user MR translates an iova in O(1): byte iova of the MR is byte
  * (iova - mr->iova) + page_offset of the concatenation of pages[], which
- * holds the npages pinned pages of the umem in order.  A DMA MR's iova is a
- * kernel virtual address (virtual DMA).
+ * holds the npages pinned pages of the umem in order.  A zero-based user MR
+ * (IB_ZERO_BASED) has iova 0, whatever address it was registered with;
+ * ibmr.iova keeps that address.  A DMA MR's iova is a kernel virtual
+ * address (virtual DMA).  A DM MR is always zero-based: byte iova is at
+ * kaddr + iova, in the allocation's coherent buffer, which outlives the MR
+ * (the core frees no DM while an MR is registered on it).
  *
  * A fast-registration MR (alloc_mr, IB_MR_TYPE_MEM_REG): pd, fast, index
  * and the two page arrays are set before it is published; what a
@@ -117,6 +122,7 @@ struct vhca_mr {
 	u64 length;
 	int access;		/* IB_ACCESS_* */
 	bool dma;		/* DMA MR: any kernel virtual address */
+	void *kaddr;		/* DM MR: byte 0 of the MR */
 	bool fast;		/* fast-registration MR: the fields below */
 	u32 index;
 	refcount_t ref;		/* the xarray's, plus one per engine user */
@@ -179,6 +185,15 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 iova, int access,
 				 struct ib_pd *ibpd, struct ib_udata *udata);
 int vhca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+/*
+ * reg_dm_mr's MR (vhca_dm.c): zero-based over [offset, offset + length) of
+ * the device memory buffer buf of size bytes.  -EINVAL when the range is
+ * not within the buffer or access lacks IB_ZERO_BASED, else as
+ * vhca_mr_check_reg_access() answers (MW_BIND accepted).
+ */
+struct ib_mr *vhca_mr_reg_dm(struct vhca_dev *vdev, struct ib_pd *ibpd,
+			     void *buf, size_t size, u64 offset, u64 length,
+			     int access);
 
 /*
  * alloc_mr: a fast-registration MR in the INVALID state, its key the
@@ -201,7 +216,8 @@ int vhca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * left it, with ibmr.iova and ibmr.length) is put in effect with key and
  * access, and the MR becomes VALID.  -EINVAL: no fast MR has that index,
  * the map does not hold [iova, iova + length), or access is not one a
- * registration takes (vhca_mr_check_reg_access()); -EACCES: the MR is of
+ * registration takes (vhca_mr_check_reg_access()) or is zero-based;
+ * -EACCES: the MR is of
  * another PD; -EBUSY: the MR is VALID.
  *
  * vhca_mr_invalidate(): LOCAL_INV (remote_qp NULL) or a SEND with
@@ -228,10 +244,13 @@ int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
  * Registration access flags: 0, -EINVAL for flags unknown to the core and
  * for the combinations the IB spec forbids (remote write or remote atomic
  * without local write), -EOPNOTSUPP for what vhca does not implement:
- * zero-based MRs, memory window binding (MW_BIND: reg_user_mr and
- * rereg_user_mr take it off before asking, windows bind to user MRs
- * only), on-demand paging and the flush flags.  HUGETLB (a hint) and the
- * optional range are accepted and ignored.
+ * memory window binding (MW_BIND: reg_user_mr, rereg_user_mr and
+ * reg_dm_mr take it off before asking, windows bind to user and DM MRs
+ * only), on-demand paging and persistence (FLUSH_PERSISTENT).  HUGETLB (a
+ * hint) and the optional range are accepted and ignored.  ZERO_BASED is
+ * accepted here: user and DM MRs take it, DMA and fast-registration MRs
+ * refuse it themselves (-EOPNOTSUPP from get_dma_mr, -EINVAL from
+ * vhca_mr_fast_reg()).
  */
 int vhca_mr_check_reg_access(int access);
 
@@ -261,8 +280,8 @@ struct vhca_mw_bind {
  * index (its key byte is not checked), a type 2 window is not
  * INVALID or the bind's length is 0, new_rkey names another index, access
  * has a bit a window cannot grant (zero-based windows included), the MR
- * named is no user MR or is being deregistered, or the window does not lie
- * within the MR; -EACCES: the window or the MR is of another PD, the MR
+ * named is no user or DM MR or is being deregistered, or the window does
+ * not lie within the MR; -EACCES: the window or the MR is of another PD, the MR
  * has no MW_BIND access, or the window grants remote write or atomic on
  * an MR without local write.  A type 1 bind of length 0 unbinds it
  * (still VALID, under the new key).
@@ -312,8 +331,8 @@ void vhca_mr_put(struct vhca_mr *mr);
  *  -EACCES: a fast MR that is not VALID or whose key is not key; mr
  *           belongs to another PD, or a bit of access is not granted
  *           (a bit outside VHCA_MR_CHECK_ACCESS is never granted);
- *  -EINVAL: the range wraps around the end of the u64 space, or (user MR)
- *           does not lie within [mr->iova, mr->iova + mr->length).
+ *  -EINVAL: the range wraps around the end of the u64 space, or (user or
+ *           DM MR) does not lie within [mr->iova, mr->iova + mr->length).
  * A zero-length range touches no byte: it passes the bounds check wherever
  * it is (PD and access are still checked).  A DMA MR accepts any range that
  * does not wrap.  A window is refused (-EACCES): a local access never goes

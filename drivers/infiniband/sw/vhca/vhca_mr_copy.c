@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The engine's copies between its buffers or packets and memory regions:
- * an MR of any kind (DMA, user, fast-registration) or a window, which
+ * an MR of any kind (DMA, user, DM, fast-registration) or a window, which
  * leads to its MR under the window's lock; the SGE lists of WQEs; and the
  * atomics on 8 bytes of an MR.  The key a lookup was for is checked again
  * here, under the lock of a fast MR or a window, whose key may change.
@@ -162,6 +162,9 @@ static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
 		return -EINVAL;
 	if (mr->dma)
 		return vhca_kbuf_copy(kb, (void *)(uintptr_t)iova, len, dir);
+	if (mr->kaddr)
+		return vhca_kbuf_copy(kb, mr->kaddr + (iova - mr->iova), len,
+				      dir);
 	return vhca_mr_xfer_pages(mr, iova, kb, len, dir);
 }
 

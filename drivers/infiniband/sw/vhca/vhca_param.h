@@ -60,6 +60,14 @@
 #define VHCA_UCTX_COHERENT_MB	64
 #define VHCA_DEV_COHERENT_MB	1024
 
+/*
+ * One allocation of device memory (max_dm_size, 1 MiB): one contiguous
+ * coherent buffer, charged as the rings are, so a quarter of the page
+ * allocator's largest piece (4 MiB on x86_64), which a fragmented system
+ * still finds.
+ */
+#define VHCA_MAX_DM_SIZE	1048576
+
 /* Requester: packets one pass sends before it yields. */
 #define VHCA_REQ_BUDGET		64
 /*

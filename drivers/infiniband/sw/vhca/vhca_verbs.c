@@ -37,6 +37,7 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = VHCA_MAX_CQ;
 	attr->max_cqe = VHCA_MAX_CQE;
 	attr->max_mr = VHCA_MAX_MR;
+	attr->max_dm_size = VHCA_MAX_DM_SIZE;
 	/* Windows are MRs of another kind: they count against VHCA_MAX_MR. */
 	attr->max_mw = VHCA_MAX_MR;
 	attr->max_pd = VHCA_MAX_PD;

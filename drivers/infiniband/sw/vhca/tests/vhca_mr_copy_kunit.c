@@ -2,7 +2,7 @@
 /*
  * KUnit suite vhca_mr_copy: the data movement of the engine.  User MRs are
  * built over pages the test allocates (the page array of a registration,
- * without user memory); DMA MRs over kernel buffers.  Translation at page
+ * without user memory); DMA and DM MRs over kernel buffers.  Translation at page
  * offsets and boundaries, the last byte and one past it, copies to and
  * from linear and paged skbs, SGE-list scatter and gather at message
  * offsets across SGE boundaries, the length and protection errors, MR
@@ -144,6 +144,169 @@ static void vhca_copy_dma_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, iova, buf, 64, VHCA_COPY_FROM_MR), 0);
 	KUNIT_EXPECT_EQ(test, buf[0], 0);
 	KUNIT_EXPECT_EQ(test, buf[8], 1);
+}
+
+/*
+ * A DM MR: zero-based, over DM_MR_LEN bytes at DM_MR_OFF of a device
+ * memory buffer (DM_BUF bytes, as the coherent helpers hand them out),
+ * 4 bytes off an 8-byte boundary so that its atomics find no aligned word.
+ */
+#define DM_BUF		(2 * PAGE_SIZE)
+#define DM_MR_OFF	(PAGE_SIZE - 0x104)
+#define DM_MR_LEN	0x300
+
+static void dm_mr(struct vhca_mr *mr, u8 *dm, u64 off, u64 len, int access)
+{
+	memset(mr, 0, sizeof(*mr));
+	mr->pd = &pd_a;
+	mr->access = access;
+	mr->kaddr = dm + off;
+	mr->length = len;
+}
+
+/* Placement at byte iova of the MR, across the page boundary, and bounds. */
+static void vhca_copy_dm_mr(struct kunit *test)
+{
+	u8 *dm = kunit_kzalloc(test, DM_BUF, GFP_KERNEL);
+	u8 *buf = kunit_kzalloc(test, DM_MR_LEN + 8, GFP_KERNEL);
+	struct vhca_mr mr;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, dm);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < DM_MR_LEN + 8; i++)
+		buf[i] = i * 7 + 1;
+	dm_mr(&mr, dm, DM_MR_OFF, DM_MR_LEN, lw);
+
+	/* The whole MR: from iova 0, nothing before or after it. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, buf, DM_MR_LEN, VHCA_COPY_TO_MR), 0);
+	KUNIT_EXPECT_MEMEQ(test, dm + DM_MR_OFF, buf, DM_MR_LEN);
+	expect_all(test, dm, 0, DM_MR_OFF);
+	expect_all(test, dm + DM_MR_OFF + DM_MR_LEN, 0, DM_BUF - DM_MR_OFF - DM_MR_LEN);
+
+	/* A middle part, read back at its iova. */
+	memset(buf, 0, DM_MR_LEN);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0x101, buf, 0x20, VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_MEMEQ(test, buf, dm + DM_MR_OFF + 0x101, 0x20);
+	expect_all(test, buf + 0x20, 0, DM_MR_LEN - 0x20);
+
+	/* Last byte; one past the end; a range wrapping the u64 space. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, DM_MR_LEN - 1, buf, 1, VHCA_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, buf[0], dm[DM_MR_OFF + DM_MR_LEN - 1]);
+	memset(buf, 0xee, DM_MR_LEN + 8);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, DM_MR_LEN - 1, buf, 2, VHCA_COPY_TO_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, DM_MR_LEN, buf, 1, VHCA_COPY_TO_MR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, buf, DM_MR_LEN + 1, VHCA_COPY_TO_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, U64_MAX, buf, 2, VHCA_COPY_TO_MR), -EINVAL);
+	/* Its addresses are offsets: the buffer's address is out of bounds. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, (uintptr_t)(dm + DM_MR_OFF), buf, 1,
+					   VHCA_COPY_TO_MR), -EINVAL);
+	expect_all(test, dm + DM_MR_OFF + DM_MR_LEN, 0, DM_BUF - DM_MR_OFF - DM_MR_LEN);
+	KUNIT_EXPECT_NE(test, dm[DM_MR_OFF + DM_MR_LEN - 1], 0xee);
+
+	/* Without local write: read, never written. */
+	dm_mr(&mr, dm, DM_MR_OFF, DM_MR_LEN, IB_ACCESS_REMOTE_READ);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, buf, 4, VHCA_COPY_TO_MR), -EACCES);
+	KUNIT_EXPECT_NE(test, dm[DM_MR_OFF], 0xee);
+
+	/* A zero-length DM MR (at the buffer's end) holds no byte. */
+	dm_mr(&mr, dm, DM_BUF, 0, lw);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, buf, 1, VHCA_COPY_TO_MR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_copy(&mr, 0, 0, NULL, 0, VHCA_COPY_TO_MR), 0);
+}
+
+/* Atomics on a DM MR: the CPU's, on the aligned word of the buffer only. */
+static void vhca_copy_dm_mr_atomic(struct kunit *test)
+{
+	struct vhca_atomic fadd = { .op = VHCA_ATOMIC_FETCH_ADD, .compare_add = 5 };
+	u8 *dm = kunit_kzalloc(test, DM_BUF, GFP_KERNEL);
+	struct vhca_mr mr;
+	u64 *word;
+
+	KUNIT_ASSERT_NOT_NULL(test, dm);
+	/* 8-byte aligned in the buffer: iova 8 is the word at 0x108. */
+	dm_mr(&mr, dm, 0x100, 0x100, lw | IB_ACCESS_REMOTE_ATOMIC);
+	word = (u64 *)(dm + 0x108);
+	*word = 37;
+	KUNIT_EXPECT_EQ(test, vhca_mr_atomic(&mr, 0, 8, &fadd), 0);
+	KUNIT_EXPECT_EQ(test, fadd.orig, 37);
+	KUNIT_EXPECT_EQ(test, *word, 42);
+	/* The last word; one past it. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_atomic(&mr, 0, 0xf8, &fadd), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_atomic(&mr, 0, 0x100, &fadd), -EINVAL);
+
+	/* 4 bytes off: no iova of the MR is an aligned word of memory. */
+	dm_mr(&mr, dm, DM_MR_OFF, DM_MR_LEN, lw | IB_ACCESS_REMOTE_ATOMIC);
+	KUNIT_EXPECT_EQ(test, vhca_mr_atomic(&mr, 0, 0, &fadd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_atomic(&mr, 0, 4, &fadd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_atomic(&mr, 0, 8, &fadd), -EINVAL);
+	expect_all(test, dm + DM_MR_OFF, 0, DM_MR_LEN);
+}
+
+/* A DM MR registration's result: its error, 0 for an MR. */
+static long dm_reg_err(struct vhca_dev *vdev, u8 *dm, u64 off, u64 len,
+		       int access)
+{
+	struct ib_mr *ibmr = vhca_mr_reg_dm(vdev, &pd_a, dm, DM_BUF, off, len,
+					    access);
+
+	if (IS_ERR(ibmr))
+		return PTR_ERR(ibmr);
+	ibmr->device = &vdev->ibdev;
+	return vhca_dereg_mr(ibmr, NULL);
+}
+
+/* reg_dm_mr's registration: its refusals, its key, placement through it. */
+static void vhca_copy_dm_mr_reg(struct kunit *test)
+{
+	const int zb = IB_ZERO_BASED | lw;
+	struct vhca_dev *vdev = fake_vdev(test);
+	u8 *dm = kunit_kzalloc(test, DM_BUF, GFP_KERNEL);
+	u8 data[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct vhca_mr *mr;
+	struct ib_mr *ibmr;
+
+	KUNIT_ASSERT_NOT_NULL(test, dm);
+	/* Not zero-based; past the buffer; a length wrapping the u64 space. */
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, 0, 16, lw), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, DM_BUF - 8, 16, zb), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, DM_BUF + 1, 0, zb), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, 8, U64_MAX - 7, zb), -EINVAL);
+	/* Access the spec forbids, and what vhca does not implement. */
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, 0, 16,
+					 IB_ZERO_BASED | IB_ACCESS_REMOTE_WRITE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, 0, 16, zb | IB_ACCESS_ON_DEMAND),
+			-EOPNOTSUPP);
+	/* Zero length at the buffer's end; the whole buffer; windows' access. */
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, DM_BUF, 0, zb), 0);
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, 0, DM_BUF, zb), 0);
+	KUNIT_EXPECT_EQ(test, dm_reg_err(vdev, dm, 0, 16, zb | IB_ACCESS_MW_BIND), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->n_mr), 0);
+
+	/* The buffer's last 16 bytes, found by the MR's key, at iova 0. */
+	ibmr = vhca_mr_reg_dm(vdev, &pd_a, dm, DM_BUF, DM_BUF - 16, 16, zb);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	ibmr->device = &vdev->ibdev;
+	mr = vhca_mr_get(vdev, ibmr->lkey);
+	KUNIT_EXPECT_PTR_EQ(test, mr, to_vmr(ibmr));
+	if (mr) {
+		KUNIT_EXPECT_EQ(test, mr->iova, 0ULL);
+		KUNIT_EXPECT_EQ(test, ibmr->iova, 0ULL);
+		KUNIT_EXPECT_EQ(test, ibmr->length, 16ULL);
+		KUNIT_EXPECT_EQ(test, vhca_mr_check(mr, ibmr->lkey, &pd_a, 0, 16, lw), 0);
+		KUNIT_EXPECT_EQ(test, vhca_mr_check(mr, ibmr->lkey, &pd_a, 1, 16, lw),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, vhca_mr_copy(mr, ibmr->lkey, 0, data, 16,
+						   VHCA_COPY_TO_MR), 0);
+		KUNIT_EXPECT_MEMEQ(test, dm + DM_BUF - 16, data, 16);
+		expect_all(test, dm, 0, DM_BUF - 16);
+		vhca_mr_put(mr);
+	}
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->n_mr), 0);
+	xa_destroy(&vdev->mr_xa);
 }
 
 /* Reads: translation by (iova - mr->iova) + page_offset, page by page. */
@@ -619,6 +782,9 @@ static void vhca_sge_atomic_context(struct kunit *test)
 
 static struct kunit_case vhca_mr_copy_cases[] = {
 	KUNIT_CASE(vhca_copy_dma_mr),
+	KUNIT_CASE(vhca_copy_dm_mr),
+	KUNIT_CASE(vhca_copy_dm_mr_atomic),
+	KUNIT_CASE(vhca_copy_dm_mr_reg),
 	KUNIT_CASE(vhca_copy_page_array_read),
 	KUNIT_CASE(vhca_copy_page_array_write),
 	KUNIT_CASE(vhca_copy_skb),

@@ -179,7 +179,7 @@ static void vhca_mr_reg_access_named(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(rr | ra), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(rr | rw | ra), -EINVAL);
 	/* Forbidden beats unsupported. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(rw | IB_ZERO_BASED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(rw | IB_ACCESS_MW_BIND), -EINVAL);
 	/* Allowed. */
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(0), 0);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(lw), 0);
@@ -191,8 +191,9 @@ static void vhca_mr_reg_access_named(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(lw | IB_ACCESS_HUGETLB), 0);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(lw | IB_ACCESS_RELAXED_ORDERING), 0);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(IB_UVERBS_ACCESS_OPTIONAL_LAST), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(lw | IB_ZERO_BASED), 0);
+	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(IB_ZERO_BASED), 0);
 	/* Not implemented by vhca. */
-	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(lw | IB_ZERO_BASED), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(lw | IB_ACCESS_MW_BIND), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(IB_ACCESS_ON_DEMAND), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, vhca_mr_check_reg_access(IB_ACCESS_FLUSH_PERSISTENT), -EOPNOTSUPP);

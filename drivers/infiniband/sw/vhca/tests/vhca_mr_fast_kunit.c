@@ -297,6 +297,9 @@ static void vhca_fast_refusals(struct kunit *test)
 					       IB_ACCESS_REMOTE_WRITE), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key,
 					       lw | IB_ACCESS_MW_BIND), -EINVAL);
+	/* The consumer chose the iova: a fast MR is never zero-based. */
+	KUNIT_EXPECT_EQ(test, vhca_mr_fast_reg(f.vdev, &f.pd, key,
+					       lw | IB_ZERO_BASED), -EINVAL);
 	/*
 	 * A length the map does not hold: past the end of its last page
 	 * (the page list maps whole pages, 100 + PAGE_SIZE bytes here).
