@@ -165,6 +165,12 @@ struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 int vhca_dereg_mr(struct verbs_mr *vmr);
+struct ibv_dm *vhca_alloc_dm(struct ibv_context *ibctx,
+			     struct ibv_alloc_dm_attr *attr);
+int vhca_free_dm(struct ibv_dm *ibdm);
+struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
 struct ibv_mw *vhca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int vhca_dealloc_mw(struct ibv_mw *mw);
 struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,

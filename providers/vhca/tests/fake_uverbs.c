@@ -22,6 +22,8 @@
 #include <linux/netlink.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "fake_uverbs.h"
 #include "harness.h"
@@ -445,11 +447,126 @@ ssize_t write(int fd, const void *buf, size_t len)
 	return len;
 }
 
-/* No ioctl() framework: libibverbs falls back to write(). */
+/* The attribute attr_id of an ioctl, or NULL. */
+static struct ib_uverbs_attr *ioctl_attr(struct ib_uverbs_ioctl_hdr *hdr,
+					 uint16_t attr_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < hdr->num_attrs; i++)
+		if (hdr->attrs[i].attr_id == attr_id)
+			return &hdr->attrs[i];
+	return NULL;
+}
+
+/* An attribute the kernel reads in place: exactly len bytes of value. */
+static bool ioctl_in(struct ib_uverbs_ioctl_hdr *hdr, uint16_t attr_id,
+		     uint16_t len, uint64_t *value)
+{
+	struct ib_uverbs_attr *a = ioctl_attr(hdr, attr_id);
+
+	if (!a || a->len != len)
+		return false;
+	*value = a->data;
+	return true;
+}
+
+/* An object handle: no length, the handle in data. */
+static struct ib_uverbs_attr *ioctl_obj(struct ib_uverbs_ioctl_hdr *hdr,
+					uint16_t attr_id)
+{
+	struct ib_uverbs_attr *a = ioctl_attr(hdr, attr_id);
+
+	return a && !a->len ? a : NULL;
+}
+
+/* An output of exactly len bytes, written with value. */
+static bool ioctl_out(struct ib_uverbs_ioctl_hdr *hdr, uint16_t attr_id,
+		      const void *value, uint16_t len)
+{
+	struct ib_uverbs_attr *a = ioctl_attr(hdr, attr_id);
+
+	if (!a || a->len != len)
+		return false;
+	memcpy((void *)(uintptr_t)a->data, value, len);
+	return true;
+}
+
+/* DM_ALLOC, DM_FREE and DM_MR_REG as the core and vhca.ko answer them. */
+static int fake_dm_ioctl(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_attr *handle, *mmap_attr;
+	uint64_t length, align, v;
+
+	switch (hdr->object_id << 16 | hdr->method_id) {
+	case UVERBS_OBJECT_DM << 16 | UVERBS_METHOD_DM_ALLOC:
+		handle = ioctl_obj(hdr, UVERBS_ATTR_ALLOC_DM_HANDLE);
+		mmap_attr = ioctl_attr(hdr,
+				       VHCA_IB_ATTR_ALLOC_DM_RESP_MMAP_OFFSET);
+		if (hdr->num_attrs != 4 || !handle || !mmap_attr ||
+		    !(mmap_attr->flags & UVERBS_ATTR_F_MANDATORY) ||
+		    !ioctl_in(hdr, UVERBS_ATTR_ALLOC_DM_LENGTH, 8, &length) ||
+		    !ioctl_in(hdr, UVERBS_ATTR_ALLOC_DM_ALIGNMENT, 4, &align) ||
+		    fk.dm)
+			return EPROTO;
+		fk.dm = region_new(0, length, true);
+		if (!fk.dm)
+			return ENOMEM;
+		v = fk.dm->offset;
+		if (!ioctl_out(hdr, VHCA_IB_ATTR_ALLOC_DM_RESP_MMAP_OFFSET, &v,
+			       sizeof(v)))
+			return EPROTO;
+		handle->data = FAKE_DM_HANDLE;
+		fk.dm_align = align;
+		fk.dm_allocs++;
+		return 0;
+	case UVERBS_OBJECT_DM << 16 | UVERBS_METHOD_DM_FREE:
+		handle = ioctl_obj(hdr, UVERBS_ATTR_FREE_DM_HANDLE);
+		if (hdr->num_attrs != 1 || !handle ||
+		    handle->data != FAKE_DM_HANDLE || !fk.dm)
+			return EPROTO;
+		region_del(fk.dm);
+		fk.dm = NULL;
+		fk.dm_frees++;
+		return 0;
+	case UVERBS_OBJECT_MR << 16 | UVERBS_METHOD_DM_MR_REG: {
+		uint32_t lkey = FAKE_DM_LKEY, rkey = FAKE_DM_RKEY;
+		struct ib_uverbs_attr *pd, *dm;
+
+		handle = ioctl_obj(hdr, UVERBS_ATTR_REG_DM_MR_HANDLE);
+		pd = ioctl_obj(hdr, UVERBS_ATTR_REG_DM_MR_PD_HANDLE);
+		dm = ioctl_obj(hdr, UVERBS_ATTR_REG_DM_MR_DM_HANDLE);
+		if (hdr->num_attrs != 8 || !handle || !pd || !dm ||
+		    !ioctl_in(hdr, UVERBS_ATTR_REG_DM_MR_OFFSET, 8,
+			      &fk.dm_mr.offset) ||
+		    !ioctl_in(hdr, UVERBS_ATTR_REG_DM_MR_LENGTH, 8,
+			      &fk.dm_mr.length) ||
+		    !ioctl_in(hdr, UVERBS_ATTR_REG_DM_MR_ACCESS_FLAGS, 4, &v) ||
+		    !ioctl_out(hdr, UVERBS_ATTR_REG_DM_MR_RESP_LKEY, &lkey,
+			       sizeof(lkey)) ||
+		    !ioctl_out(hdr, UVERBS_ATTR_REG_DM_MR_RESP_RKEY, &rkey,
+			       sizeof(rkey)))
+			return EPROTO;
+		fk.dm_mr.pd = pd->data;
+		fk.dm_mr.dm = dm->data;
+		fk.dm_mr.access = v;
+		handle->data = FAKE_DM_MR_HANDLE;
+		fk.dm_mr_regs++;
+		return 0;
+	}
+	}
+	return ENOTTY;
+}
+
+/*
+ * No ioctl() framework: libibverbs falls back to write().  The device
+ * memory methods, which have no write() form, are answered.
+ */
 int ioctl(int fd, unsigned long request, ...)
 {
 	va_list ap;
 	void *arg;
+	int err;
 
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
@@ -457,7 +574,12 @@ int ioctl(int fd, unsigned long request, ...)
 	if (!is_uverbs_fd(fd))
 		return NEXT(ioctl)(fd, request, arg);
 	fk.ioctls++;
-	errno = ENOTTY;
+	err = request == RDMA_VERBS_IOCTL ? fake_dm_ioctl(arg) : ENOTTY;
+	if (!err)
+		return 0;
+	if (err == EPROTO)
+		fk.bad_cmds++;
+	errno = err;
 	return -1;
 }
 

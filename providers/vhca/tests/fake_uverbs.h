@@ -4,7 +4,8 @@
  * fake_uverbs_queues.c) interposes on the libc calls libibverbs and the
  * provider make (the test binary is linked -rdynamic, so its definitions
  * come first) and answers those made on a uverbs fd: write() commands,
- * ioctl() (ENOTTY: libibverbs falls back to write()), mmap() and munmap()
+ * ioctl() (ENOTTY: libibverbs falls back to write(); the device memory
+ * methods the provider issues itself are answered), mmap() and munmap()
  * of the context's areas and the rings, socket() (RDMA netlink refused, so
  * libibverbs reads sysfs).  Everything else is passed on.  Its mmap
  * entries are memfds: the fake kernel's own view of them (kview) is where
@@ -53,6 +54,10 @@
 #define FAKE_AH_HANDLE	0xa1
 #define FAKE_AH_INDEX	0x5eed
 #define FAKE_DEST_QPN	0xabcde
+#define FAKE_DM_HANDLE	0xc1
+#define FAKE_DM_MR_HANDLE 0xc5
+#define FAKE_DM_LKEY	0x2468ace1u
+#define FAKE_DM_RKEY	0x13579bd1u
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -138,6 +143,14 @@ struct fake_kernel {
 	struct ib_uverbs_create_ah create_ah;
 	struct ib_uverbs_rereg_mr rereg_mr;
 	uint32_t destroyed;	/* handle of the last destroy/dealloc/dereg */
+	/* Device memory (the ioctl methods): the live allocation, if any. */
+	struct region *dm;
+	uint64_t dm_align;	/* DM_ALLOC's log alignment */
+	unsigned int dm_allocs, dm_frees, dm_mr_regs;
+	struct {		/* DM_MR_REG's attributes */
+		uint64_t offset, length;
+		uint32_t pd, dm, access;
+	} dm_mr;
 };
 
 extern struct fake_kernel fk;
