@@ -73,6 +73,8 @@ devinfo() {
 	check "ibv_devinfo vendor_id is set (0xffffff, none: software HCA)" devinfo_is vendor_id 0xffffff
 	check "ibv_devinfo max_mr_size is 2^40" devinfo_is max_mr_size 0x10000000000
 	check "ibv_devinfo max_msg_sz is 2^31" devinfo_is max_msg_sz 0x80000000
+	check "ibv_devinfo max_dm_size is the driver's VHCA_MAX_DM_SIZE" \
+		devinfo_is "maximum available device memory" "$(limit MAX_DM_SIZE)Bytes"
 	check "ibv_devinfo transport is InfiniBand (RoCE)" devinfo_is transport "InfiniBand \(0\)"
 	check "ibv_devinfo atomic_cap is ATOMIC_HCA" devinfo_is atomic_cap "ATOMIC_HCA \(1\)"
 	check "ibv_devinfo node_guid matches sysfs" devinfo_is node_guid "$(cat $IB/vhca0/node_guid)"

@@ -146,4 +146,31 @@ mw() {
 }
 scenario mw mw 90
 
+# Device memory: vhca_dm between two ports in one namespace (RDMA WRITE,
+# READ, SEND into and from it and FETCH_AND_ADD on a DM MR, every byte of
+# the allocation checked after each; the refusals; a WRITE past the MR
+# placing nothing); then the context's coherent quota lowered to 4 MiB:
+# three allocations of max_dm_size (1 MiB) fit beside the context's two
+# 16 KiB areas, the fourth is ENOMEM, and freeing gives the room back.
+dm() {
+	ports_one_ns
+	_t0=$(date +%s)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_dm vhca0 "$G0" vhca1 "$G1" \
+		>$T/dm.out 2>&1
+	_r=$?
+	relay vhca_dm $T/dm.out
+	check "vhca_dm exits 0 (exit status $_r)" test $_r = 0
+	_p=/sys/module/vhca/parameters/uctx_coherent_mb
+	_old=$(cat $_p)
+	echo 4 >$_p
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_dm quota vhca0 3 \
+		>$T/dm-quota.out 2>&1
+	_r=$?
+	echo "$_old" >$_p
+	relay "vhca_dm quota" $T/dm-quota.out
+	check "vhca_dm quota exits 0 (exit status $_r)" test $_r = 0
+	echo "# dm: $(($(date +%s) - _t0)) s"
+}
+scenario dm dm 60
+
 run_scenarios "$@"
