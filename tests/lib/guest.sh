@@ -392,20 +392,24 @@ uc_run() {
 # pair NAME SERVER_CMD CLIENT_CMD: both must succeed within PAIR_TMO
 # seconds (120 unless set; tmo); their output goes to $T/NAME.srv and
 # $T/NAME.cli, whose ends are shown (more of them on failure) with the time
-# taken.  The client starts once the server listens: for ibv_*_pingpong and
-# perftest, a TCP listener on their port 18515; the RDMA CM tools listen on
-# no socket, so a client of theirs that fails while its server still waits
-# is started again, five times at most.
+# taken.  The client starts once the server listens: on TCP port
+# PAIR_PORT when set; for ibv_*_pingpong and perftest, on their port 18515;
+# the RDMA CM tools listen on no socket, so a client of theirs that fails
+# while its server still waits is started again, five times at most.
 pair() {
 	_pn=$1
 	_t0=$(date +%s)
 	_p_tmo=$(tmo "${PAIR_TMO:-120}")
 	timeout "$_p_tmo" sh -c "$2" >$T/$_pn.srv 2>&1 &
 	_pp=$!
-	case "$2" in
-	*pingpong* | *ib_*) wait_for 60 listening 18515 ;;
-	*) sleep 1 ;;
-	esac
+	if [ -n "${PAIR_PORT:-}" ]; then
+		wait_for 60 listening "$PAIR_PORT"
+	else
+		case "$2" in
+		*pingpong* | *ib_*) wait_for 60 listening 18515 ;;
+		*) sleep 1 ;;
+		esac
+	fi
 	_try=1
 	while :; do
 		timeout "$_p_tmo" sh -c "$3" >$T/$_pn.cli 2>&1

@@ -41,7 +41,7 @@ export VHCA_T=${VHCA_T:-}
 
 # The guest scripts, in the order each boot runs them; PAIRED runs in a
 # pair of stock-kernel guests (vm-run.sh -2), two hosts on one wire.
-GUESTS="link device objects net rc rdma doorbell local cm interop pyverbs fuzz inject ulp ucx pkg demo"
+GUESTS="link device objects net rc rdma doorbell local cm interop pyverbs fuzz inject ulp ucx middleware pkg demo"
 PAIRED=hosts
 
 # Budgets per stage, in seconds, on this 2-core machine under TCG with the
@@ -67,7 +67,7 @@ BUDGET+=(
 	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
-	[stock/ucx]=140
+	[stock/ucx]=140 [stock/middleware]=150
 	[stock/pkg]=150 [stock/demo]=60 [stock/pyverbs]=300
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
 	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300

@@ -1,0 +1,223 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest: the RDMA middleware of Debian 12 over two ports of one namespace,
+# on veth0 (10.0.0.1, the servers) and veth1 (10.0.0.2, the clients),
+# routed over the veth pair (wire_routes): first vhca0 and vhca1, then,
+# the reference, rdma_rxe's rxe0 and rxe1 in the same boot (rxe binds UDP
+# 4791 of the namespace when its module loads: vhca is unloaded by then).
+# A failure on vhca fails the check; rxe's are reported (a skip), not
+# counted.  Each figure is printed for both, side by side, at the end.
+#
+# qperf: rc_bw, rc_lat, rc_rdma_write_bw, rc_rdma_read_bw and the atomics'
+# message rates, and its ver_rc_compare_swap and ver_rc_fetch_add, which
+# check every value an atomic returns; fabric: libfabric 1.17's
+# fi_pingpong over the verbs provider, msg, rdm (verbs;ofi_rxm) and dgram
+# endpoints, every message's bytes checked (-c); rsockets: rcopy of a file,
+# compared byte for byte, and NetPIPE under librspreload.so, its integrity
+# check, then its bandwidth.
+#
+# The stock kernel's only: the debug kernel's checkers see the RDMA CM, RC
+# and UD paths these take in cm.sh (rping, pingpong, vhca-ud, vhca-cm) and
+# rc.sh.
+. "$VHCA_TOP/tests/lib/guest.sh"
+
+export RDMAV_DRIVERS=$VHCA_PROVIDER
+T=/tmp/middleware-test
+mkdir -p $T
+RSPRELOAD=/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so
+
+# on_ports KIND: two ports of KIND (vhca or rxe) on veth0 and veth1: A and B
+# their devices, GA and GB the indices of their IPv4 GIDs, RX the name of
+# the counter of received packets.
+on_ports() {
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe || return 1
+		A=rxe0 B=rxe1 RX=rcvd_pkts
+	else
+		load_vhca || return 1
+		A=vhca0 B=vhca1 RX=rx_packets
+	fi
+	modprobe rdma_ucm &&
+		local_pair && wire_routes && rdma -b - <<EOF || return 1
+link add $A type $1 netdev veth0
+link add $B type $1 netdev veth1
+EOF
+	wait_for 10 gid_find $B 10.0.0.2 && GB=$GI &&
+		wait_for 10 gid_find $A 10.0.0.1 && GA=$GI
+}
+
+# on KIND: on_ports KIND, vhca's first in a scenario (the figures start
+# there), rxe's after a reset_guest.
+on() {
+	KIND=$1
+	if [ "$1" = vhca ]; then
+		: >$T/figures
+		must "vhca0 and vhca1 on veth0 and veth1, routed over the pair" on_ports vhca
+	else
+		reset_guest
+		judge "rxe0 and rxe1 on veth0 and veth1, routed over the pair" on_ports rxe
+	fi
+}
+
+# judge WHAT COMMAND...: on vhca, a check; on rxe, the reference, a
+# failure is reported (a skip) and not counted.
+judge() {
+	if [ "$KIND" = vhca ]; then
+		check "$@"
+		return
+	fi
+	_j=$1
+	shift
+	if "$@"; then
+		echo "$KTAP_IND# rxe: $_j"
+	else
+		skip "rxe: $_j" "rdma_rxe failed it (rc=$?), not counted"
+		return 1
+	fi
+}
+
+# fig NAME VALUE: a figure of this KIND, for figures.
+fig() {
+	echo "$KIND	$1	${2:--}" >>$T/figures
+}
+
+# figures: each figure of vhca beside rxe's.
+figures() {
+	awk -F'\t' -v ind="$KTAP_IND" '
+	{ if (!(($2) in seen)) { seen[$2] = 1; order[++n] = $2 } v[$1, $2] = $3 }
+	END {
+		for (i = 1; i <= n; i++)
+			printf "%s# %-32s vhca %-16s rxe %s\n", ind, order[i],
+				(("vhca", order[i]) in v) ? v["vhca", order[i]] : "-",
+				(("rxe", order[i]) in v) ? v["rxe", order[i]] : "-"
+	}' $T/figures
+	rm -f $T/figures
+}
+
+# received_over_b: B received the traffic (its counter RX above 1000).
+received_over_b() {
+	test "$(counter $B $RX)" -gt 1000
+}
+
+# ---- qperf
+
+QPERF_TESTS="rc_bw rc_lat rc_rdma_write_bw rc_rdma_read_bw rc_compare_swap_mr
+	rc_fetch_add_mr ver_rc_compare_swap ver_rc_fetch_add"
+
+# qperf_run: its server on 10.0.0.1, every test from 10.0.0.2 through the
+# RDMA CM (-cm1: without it qperf addresses by LID, without a GRH), 2 s
+# each, then quit.
+qperf_run() {
+	qperf >$T/qperf-$KIND.srv 2>&1 &
+	_qs=$!
+	wait_for 30 listening 19765
+	timeout "$(tmo 120)" qperf 10.0.0.1 -cm1 -t 2 $QPERF_TESTS >$T/qperf-$KIND 2>&1
+	_qr=$?
+	timeout 10 qperf 10.0.0.1 quit >/dev/null 2>&1
+	kill $_qs 2>/dev/null
+	wait $_qs
+	[ $_qr = 0 ] || sed "s/^/$KTAP_IND# $KIND: /" $T/qperf-$KIND
+	judge "qperf -cm1 -t 2 every test exits 0 (exit status $_qr)" test $_qr = 0
+	for _q in $QPERF_TESTS; do
+		_v=$(awk -v t="$_q:" '$1 == t { getline; print $3 " " $4; exit }' $T/qperf-$KIND)
+		fig "qperf $_q" "$_v"
+		judge "qperf $_q: ${_v:-no figure}" test -n "$_v"
+	done
+	judge "the traffic went through $B ($RX $(counter $B $RX))" received_over_b
+}
+
+qperf_both() {
+	for k in vhca rxe; do
+		on $k && qperf_run
+	done
+	figures
+}
+scenario qperf qperf_both 200 stock
+
+# ---- libfabric
+
+# fab NAME PROVIDER EP SERVER_DOMAIN CLIENT_DOMAIN: fi_pingpong's server on
+# A, its client on B, 3 messages each way of every size from 0 B to
+# 6 MiB (-S all, up to the endpoint's largest), each checked (-c); the
+# figure: the bandwidth of the largest size.
+# FI_VERBS_IFACE names the interface whose address a msg endpoint takes,
+# FI_VERBS_GID_IDX the GID of a dgram one (the IPv4 one);
+# FI_UNIVERSE_SIZE=8 keeps ofi_rxm's CQ within the device's max_cqe.
+fab() {
+	_fo="-p '$2' -e $3 -S all -I 3 -c"
+	PAIR_PORT=47592 judge "fi_pingpong $_fo ($1)" pair "fi-$1-$KIND" \
+		"FI_VERBS_IFACE=veth0 FI_VERBS_GID_IDX=$GA FI_UNIVERSE_SIZE=8 fi_pingpong $_fo -d $4" \
+		"FI_VERBS_IFACE=veth1 FI_VERBS_GID_IDX=$GB FI_UNIVERSE_SIZE=8 fi_pingpong $_fo -d $5 10.0.0.1"
+	_c=$T/fi-$1-$KIND.cli
+	judge "fi_pingpong $1: no message failed its check" \
+		sh -c "! grep -q 'Error at iteration' $_c $T/fi-$1-$KIND.srv"
+	fig "fi_pingpong $1" \
+		"$(awk '$1 ~ /^[0-9]/ { s = $1; b = $6 } END { if (s != "") print b " MB/s at " s }' $_c)"
+}
+
+fabric() {
+	for k in vhca rxe; do
+		on $k || continue
+		fab msg verbs msg $A $B
+		fab rdm "verbs;ofi_rxm" rdm $A $B
+		fab dgram verbs dgram $A-dgram $B-dgram
+		judge "the traffic went through $B ($RX $(counter $B $RX))" received_over_b
+	done
+	figures
+}
+scenario fabric fabric 200 stock
+
+# ---- rsockets
+
+# rcopy_file: rcopy's server on 10.0.0.1, an 8 MiB file copied to it from
+# 10.0.0.2 (a client that fails while the server is not listening yet is
+# started again, five times at most), then compared with the original.
+rcopy_file() {
+	rm -f $T/copy
+	rcopy -p 7427 >$T/rcopy-$KIND.srv 2>&1 &
+	_rs=$!
+	_rt=1
+	while :; do
+		sleep 1
+		timeout "$(tmo 60)" rcopy $T/file 10.0.0.1:$T/copy -p 7427 >$T/rcopy-$KIND.cli 2>&1
+		_rr=$?
+		[ $_rr != 0 ] && [ $_rt -lt 5 ] || break
+		_rt=$((_rt + 1))
+	done
+	kill $_rs 2>/dev/null
+	wait $_rs
+	cat $T/rcopy-$KIND.cli
+	[ $_rr = 0 ] && cmp $T/file $T/copy
+}
+
+# NetPIPE over TCP, its sockets made rsockets by librspreload.so: the
+# integrity check (every message's bytes compared, 1 B to 1 MiB, each size
+# 3 times), then the bandwidth of the same sizes without perturbations.
+np() {
+	pair "np$1-$KIND" \
+		"LD_PRELOAD=$RSPRELOAD NPtcp -P 5102 $2 -u 1048576 -n 3" \
+		"LD_PRELOAD=$RSPRELOAD NPtcp -h 10.0.0.1 -P 5102 $2 -u 1048576 -n 3 -o $T/np$1-$KIND.out"
+}
+
+rsockets() {
+	head -c 8388608 /dev/urandom >$T/file
+	for k in vhca rxe; do
+		on $k || continue
+		judge "rcopy of 8 MiB from 10.0.0.2 to 10.0.0.1, the copy identical" rcopy_file
+		fig "rcopy 8 MiB" "$(sed -n 's/.* = \(.*\)/\1/p' $T/rcopy-$KIND.cli)"
+		_n0=$(counter $B $RX)
+		judge "NPtcp -i under librspreload exits 0" np i -i
+		judge "NetPIPE's integrity check passed at every size" sh -c \
+			"grep -q 'Integrity check passed' $T/npi-$KIND.cli &&
+			! grep -q 'Integrity check failed' $T/npi-$KIND.cli $T/npi-$KIND.srv"
+		judge "NetPIPE's rsockets went through $B ($RX +$(($(counter $B $RX) - _n0)))" \
+			test $(($(counter $B $RX) - _n0)) -gt 1000
+		judge "NPtcp -p 0 under librspreload exits 0" np bw "-p 0"
+		fig "NetPIPE rsockets peak" \
+			"$(awk '$2 > m { m = $2; s = $1 } END { if (m) printf "%.0f Mb/s at %d\n", m, s }' $T/npbw-$KIND.out)"
+	done
+	figures
+}
+scenario rsockets rsockets 200 stock
+
+run_scenarios "$@"
