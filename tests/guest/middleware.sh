@@ -14,7 +14,10 @@
 # fi_pingpong over the verbs provider, msg, rdm (verbs;ofi_rxm) and dgram
 # endpoints, every message's bytes checked (-c); rsockets: rcopy of a file,
 # compared byte for byte, and NetPIPE under librspreload.so, its integrity
-# check, then its bandwidth.
+# check, then its bandwidth; mpi: Open MPI 4.1 between two hosts (vhca1 in
+# the namespace peer) over pml ucx and over pml cm with mtl ofi, NetPIPE's
+# integrity check and an allreduce whose sums every rank checks, and
+# rxe's allreduces with both ranks on one host.
 #
 # The stock kernel's only: the debug kernel's checkers see the RDMA CM, RC
 # and UD paths these take in cm.sh (rping, pingpong, vhca-ud, vhca-cm) and
@@ -219,5 +222,147 @@ rsockets() {
 	figures
 }
 scenario rsockets rsockets 200 stock
+
+# ---- Open MPI
+
+# rank_sh: $T/rank.sh, which mpirun starts in place of the program: rank 0
+# takes port A (GID GA, veth0), rank 1 port B (GB, veth1).
+rank_sh() {
+	cat >$T/rank.sh <<EOF
+#!/bin/sh
+if [ "\$OMPI_COMM_WORLD_RANK" = 0 ]; then
+	export UCX_NET_DEVICES=$A:1 UCX_IB_GID_INDEX=$GA FI_VERBS_IFACE=veth0
+else
+	export UCX_NET_DEVICES=$B:1 UCX_IB_GID_INDEX=$GB FI_VERBS_IFACE=veth1
+fi
+exec "\$@"
+EOF
+	chmod +x $T/rank.sh
+}
+
+# two_hosts: the namespace peer a second host (ports_two_ns: vhca0 here,
+# vhca1 there) for mpirun --host 10.0.0.1,10.0.0.2 (MPI_HOSTS): the
+# daemon of 10.0.0.2 is started by $T/netns-rsh, mpirun's ssh, in the
+# namespace peer and in a UTS namespace of its own, named vhca-peer (Open
+# MPI names its session directory after the host).
+two_hosts() {
+	KIND=vhca A=vhca0 B=vhca1 RX=rx_packets
+	ports_two_ns
+	GA=$G0 GB=$G1
+	cat >$T/netns-rsh <<'EOF'
+#!/bin/sh
+shift
+exec ip netns exec peer unshare --uts sh -c "hostname vhca-peer && $*"
+EOF
+	chmod +x $T/netns-rsh
+	MPI_HOSTS="--host 10.0.0.1,10.0.0.2 --map-by node --mca plm_rsh_agent $T/netns-rsh
+		--mca oob_tcp_if_include 10.0.0.0/24"
+	rank_sh
+}
+
+# allreduce_py: $T/allreduce.py, an MPI program through Open MPI's
+# libmpi.so.40 (Debian's openmpi-bin has no mpi.h: no compiler wrapper
+# works without libopenmpi-dev): MPI_Allreduce of 64 Ki 64-bit integers,
+# rank r contributing (r + 1) * (i + round) at index i, three rounds, every
+# element of the sum checked on every rank; the figure: the fastest round
+# (the first one sets up the connections).  Open MPI's handles
+# (MPI_COMM_WORLD, MPI_LONG_LONG, MPI_SUM) are the addresses of its
+# predefined objects, as its mpi.h defines them.
+allreduce_py() {
+	cat >$T/allreduce.py <<'EOF'
+import ctypes, sys
+mpi = ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
+mpi.MPI_Wtime.restype = ctypes.c_double
+def handle(name):
+    return ctypes.c_void_p(ctypes.addressof(ctypes.c_char.in_dll(mpi, name)))
+world = handle("ompi_mpi_comm_world")
+i64 = handle("ompi_mpi_long_long_int")
+op_sum = handle("ompi_mpi_op_sum")
+if mpi.MPI_Init(None, None) != 0:
+    sys.exit(2)
+rank, size = ctypes.c_int(), ctypes.c_int()
+mpi.MPI_Comm_rank(world, ctypes.byref(rank))
+mpi.MPI_Comm_size(world, ctypes.byref(size))
+r, s, n, bad, best = rank.value, size.value, 1 << 16, 0, 1e9
+k = s * (s + 1) // 2
+for it in range(3):
+    send = (ctypes.c_longlong * n)(*[(r + 1) * (i + it) for i in range(n)])
+    recv = (ctypes.c_longlong * n)()
+    t = mpi.MPI_Wtime()
+    rc = mpi.MPI_Allreduce(send, recv, n, i64, op_sum, world)
+    best = min(best, mpi.MPI_Wtime() - t)
+    bad += (rc != 0) + sum(1 for i in range(n) if recv[i] != k * (i + it))
+print("rank %d of %d: 3 allreduces of %d bytes, %d wrong, the fastest %.1f ms"
+      % (r, s, n * 8, bad, best * 1000))
+mpi.MPI_Finalize()
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# mpi_run NAME PML_ARGS PROGRAM...: mpirun of two ranks (on MPI_HOSTS,
+# else here), each on its port (rank.sh), only btl self (the ranks talk
+# over the pml's transport alone), its output in $T/NAME.
+mpi_run() {
+	_mn=$1
+	_mp=$2
+	shift 2
+	# shellcheck disable=SC2086 # the hosts' and the pml's arguments
+	timeout "$(tmo 300)" mpirun --allow-run-as-root -np 2 $MPI_HOSTS \
+		--mca btl self --mca osc ^ucx $_mp \
+		-x UCX_TLS=rc_v,self -x UCX_UD_VERBS_ETH_DGID_CHECK=n \
+		-x FI_PROVIDER="verbs;ofi_rxm" -x FI_UNIVERSE_SIZE=8 -x RDMAV_DRIVERS \
+		$T/rank.sh "$@" >$T/$_mn 2>&1
+	_mr=$?
+	tail -n 4 $T/$_mn
+	return $_mr
+}
+
+# mpi_np NAME PML_ARGS: NetPIPE's integrity check over one pml, every
+# message's bytes compared, 1 B to 1 MiB.
+mpi_np() {
+	judge "$1: NPopenmpi -i exits 0" \
+		mpi_run "np-$1-$KIND" "$2" NPopenmpi -i -u 1048576 -n 3
+	judge "$1: NetPIPE's integrity check passed at every size" sh -c \
+		"grep -q 'Integrity check passed' $T/np-$1-$KIND &&
+		! grep -q 'Integrity check failed' $T/np-$1-$KIND"
+}
+
+# mpi_ar NAME PML_ARGS: the allreduce over one pml.
+mpi_ar() {
+	judge "$1: allreduce.py exits 0" \
+		mpi_run "ar-$1-$KIND" "$2" python3 $T/allreduce.py
+	judge "$1: both ranks found every element of the sums right" \
+		test "$(grep -c ' 0 wrong' $T/ar-$1-$KIND)" = 2
+	fig "Open MPI $1 allreduce 512 KiB" "$(sed -n 's/^rank 1 .* fastest //p' $T/ar-$1-$KIND)"
+}
+
+# Open MPI's default pml ucx (UCX_TLS=rc_v,self: no shared memory), and
+# pml cm with libfabric's mtl ofi on verbs;ofi_rxm: between two hosts
+# (vhca0 here, vhca1 in the namespace peer), NetPIPE's integrity check and
+# the allreduce; then rdma_rxe's allreduces, with both ranks here (6.12's
+# rxe works in the initial namespace only).
+mpi() {
+	: >$T/figures
+	hostname vhca-guest
+	allreduce_py
+	two_hosts
+	_c0=$(counter $B $RX peer)
+	for pml in "ucx --mca pml ucx" "ofi --mca pml cm --mca mtl ofi"; do
+		mpi_np ${pml%% *} "${pml#* }"
+		mpi_ar ${pml%% *} "${pml#* }"
+	done
+	check "the ranks' traffic went through vhca1 ($RX +$(($(counter $B $RX peer) - _c0)))" \
+		test $(($(counter $B $RX peer) - _c0)) -gt 1000
+	MPI_HOSTS=
+	if on rxe; then
+		rank_sh
+		for pml in "ucx --mca pml ucx" "ofi --mca pml cm --mca mtl ofi"; do
+			mpi_ar ${pml%% *} "${pml#* }"
+		done
+		judge "the ranks' traffic went through $B ($RX $(counter $B $RX))" received_over_b
+	fi
+	figures
+}
+scenario mpi mpi 300 stock
 
 run_scenarios "$@"

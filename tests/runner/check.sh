@@ -67,7 +67,7 @@ BUDGET+=(
 	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
-	[stock/ucx]=140 [stock/middleware]=150
+	[stock/ucx]=140 [stock/middleware]=240
 	[stock/pkg]=150 [stock/demo]=60 [stock/pyverbs]=300
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
 	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
