@@ -188,6 +188,15 @@ static bool vhca_req_run_pass(struct vhca_qp *qp)
 			qp->req.remote = true;
 		qp->req.wire = true;
 		qp->req.wire_end = vhca_psn_add(seg->pkt.psn, seg->npkts);
+		/*
+		 * A run the peer acknowledged already (a rewind to before
+		 * what it acknowledged: the retransmit timer's, to the
+		 * oldest WQE's first PSN) would end wire at once, and the
+		 * next pass would build the same refused run again, for
+		 * ever: its packets go, until the peer acknowledges more.
+		 */
+		if (!vhca_psn_before(qp->comp.acked_psn, qp->req.wire_end))
+			qp->req.wire_end = vhca_psn_add(qp->comp.acked_psn, 1);
 		if (qp->dying || qp->state != IB_QPS_RTS || qp->req.rnr_wait ||
 		    !vhca_req_busy(qp)) {
 			spin_unlock_irqrestore(&qp->sq_lock, flags);

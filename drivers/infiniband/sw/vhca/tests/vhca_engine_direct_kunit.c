@@ -14,6 +14,7 @@ static int engine_direct_init(struct kunit *test)
 	int err = engine_test_init(test);
 
 	engine_test_direct_dev = ((struct engine_test *)test->priv)->vdev;
+	engine_test_direct_runs = 0;
 	return err;
 }
 
@@ -156,6 +157,60 @@ static void engine_direct_psn_refused(struct kunit *test)
 }
 
 /*
+ * The retransmit timer goes back to the first PSN of a message whose
+ * first pass the peer acknowledged: the run from there is refused (the
+ * peer expects the PSN after it), and its packets go instead, once, as
+ * duplicates the peer acknowledges again without placing them; then a
+ * run carries the rest.  The refused run is offered once, not again and
+ * again (the requester would never return).
+ */
+static void engine_direct_rexmit_acked(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u32 len = 96 * MTU, i;
+	struct vhca_pkt pkt;
+	struct ib_wc wc;
+	u8 *src, *dst;
+
+	src = kunit_kmalloc(test, len, GFP_KERNEL);
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < len; i++)
+		src[i] = i * 7 + (i >> 8);
+	post_recv(t, 3, dst, len);
+	post_send(t, 1, VHCA_WR_SEND, src, len, 0);
+	/* One pass: a run of VHCA_REQ_BUDGET packets, acknowledged. */
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	KUNIT_ASSERT_EQ(test, t->req->comp.acked_psn,
+			(u32)SQ_PSN + VHCA_REQ_BUDGET);
+	fire_rexmit(t->req);
+	vhca_req_run(t->req);
+	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 2U);
+	KUNIT_EXPECT_FALSE(test, t->req->req.remote);
+	KUNIT_ASSERT_EQ(test, skb_queue_len(&engine_test_sent),
+			(u32)VHCA_REQ_BUDGET);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, NULL));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_SEND_FIRST);
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)SQ_PSN);
+	loop_sent(t);		/* the duplicates to the responder */
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DUP_REQUESTS),
+			(u64)VHCA_REQ_BUDGET - 1);
+	loop_sent(t);		/* its ACKs to the requester */
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 3U);
+	KUNIT_ASSERT_EQ(test, vhca_poll_cq(&t->recv_cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, len), 0);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RETRANSMITS), 1ULL);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+}
+
+/*
  * After packets, no run until they are acknowledged: a run must not
  * overtake them.  Then runs again.
  */
@@ -289,6 +344,7 @@ static struct kunit_case vhca_engine_direct_cases[] = {
 	KUNIT_CASE(engine_direct_write_duplicate),
 	KUNIT_CASE(engine_direct_large),
 	KUNIT_CASE(engine_direct_psn_refused),
+	KUNIT_CASE(engine_direct_rexmit_acked),
 	KUNIT_CASE(engine_direct_after_packets),
 	KUNIT_CASE(engine_direct_rnr),
 	KUNIT_CASE(engine_direct_bad_lkey),

@@ -55,16 +55,22 @@ bool vhca_net_rx_from(struct sk_buff *skb, const struct ib_global_route *path,
 
 /*
  * Direct placement: the device a case sets here is every QP's local peer
- * device (NULL: none, every run takes packets).
+ * device (NULL: none, every run takes packets).  The runs offered are
+ * counted; past ENGINE_TEST_DIRECT_MAX the peer is no longer local, so
+ * that a requester offering a refused run again and again turns to
+ * packets and its case fails on the count instead of never returning.
  */
+#define ENGINE_TEST_DIRECT_MAX	1000
 static struct vhca_dev *engine_test_direct_dev;
+static unsigned int engine_test_direct_runs;
 
 int vhca_net_direct(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		    bool (*place)(struct vhca_dev *dst, void *arg), void *arg)
 {
 	bool taken;
 
-	if (!engine_test_direct_dev)
+	if (!engine_test_direct_dev ||
+	    ++engine_test_direct_runs > ENGINE_TEST_DIRECT_MAX)
 		return -ENODEV;
 	local_bh_disable();
 	rcu_read_lock();
