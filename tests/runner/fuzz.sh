@@ -48,7 +48,7 @@ for ((b = 0; b < boots; b++)); do
 	# The VM's limit: the boot, and per scenario SECS and its setup,
 	# tripled on the debug kernel (lib.sh's tmo).
 	n=$(echo $sel | wc -w)
-	FUZZ_SECS=$secs ${seed:+FUZZ_SEED=$seed} tests/runner/vm-run.sh -k debug \
+	FUZZ_SECS=$secs FUZZ_SEED=${seed:-${FUZZ_SEED:-}} tests/runner/vm-run.sh -k debug \
 		-t $((600 + 3 * n * (secs + 120))) -T "${sel# }" -o "$out" \
 		tests/guest/suite.sh $scripts >"$out/vm-run.log" 2>&1 &
 	pids+=($!)
