@@ -652,6 +652,17 @@ no_dmesg() {
 	! dmesg_since "${VHCA_SCEN_T0:-0}" | grep -q "$1"
 }
 
+# hang_dump: what a scenario that overran its limit left running, before
+# it is killed, as KTAP comments: every task's state and stack (sysrq t)
+# and, with lockdep, the locks held (sysrq d), from the kernel log (the
+# console shows only errors and worse on the debug kernel).
+hang_dump() {
+	read -r _hd_t _ </proc/uptime
+	echo t >/proc/sysrq-trigger
+	[ "${VHCA_KERNEL:-stock}" != debug ] || echo d >/proc/sysrq-trigger
+	dmesg_since "$_hd_t" | sed 's/^/# /'
+}
+
 # kill_session PID: end every process of the session PID leads.
 session_gone() {
 	! kill -0 -- -"$1" 2>/dev/null
@@ -726,7 +737,7 @@ run_scenarios() {
 		VHCA_SCEN_T0=$_rs_t0 KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
 		_rs_pid=$!
 		(sleep "$_rs_tmo" && echo "# $_rs_name: timed out after $_rs_tmo s" &&
-			kill -TERM -- -$_rs_pid) 2>/dev/null &
+			{ hang_dump; kill -TERM -- -$_rs_pid; }) 2>/dev/null &
 		_rs_dog=$!
 		wait $_rs_pid
 		_rs_rc=$?

@@ -85,6 +85,9 @@ debug)
 	;;
 *) die "unknown kernel kind '$KIND' (stock, stock-6.1, stock-7.2, trixie, sid or debug)" ;;
 esac
+# VHCA_APPEND: more kernel parameters for this boot (make fuzz's, which
+# make a hang panic with its evidence: tests/runner/fuzz.sh).
+APPEND="$APPEND${VHCA_APPEND:+ $VHCA_APPEND}"
 # A distro root holds no repository: it comes as a share of its own, which
 # init mounts at the same path (vhca_top=).
 TOPFS=()
