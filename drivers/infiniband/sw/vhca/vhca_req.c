@@ -533,7 +533,14 @@ bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		    vhca_req_reads_in_flight(qp) >= max_t(u8, 1,
 							  qp->attr.max_rd_atomic))
 			break;
-		if (vhca_req_direct(qp, wqe)) {
+		/*
+		 * Runs are placed before the pass's packets leave: none comes
+		 * after a packet of this pass, which it would overtake.  The
+		 * wire rule does not see that after a rewind below what the
+		 * peer acknowledged (a READ's request sent again, a message
+		 * after it acknowledged already).
+		 */
+		if (skb_queue_empty(list) && vhca_req_direct(qp, wqe)) {
 			sent = vhca_req_seg(qp, wqe, budget);
 			if (!sent)
 				break;

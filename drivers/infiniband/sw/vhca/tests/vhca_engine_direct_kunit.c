@@ -211,6 +211,59 @@ static void engine_direct_rexmit_acked(struct kunit *test)
 }
 
 /*
+ * A READ whose responses were lost, and a SEND after it that the peer
+ * acknowledged: the retransmit timer goes back to the READ, whose request
+ * leaves as a packet.  The SEND is no run after it (a run would be placed
+ * before that packet leaves, and the peer, past the SEND, refuses it,
+ * which drops the pass's packets): the READ's request goes, the peer
+ * answers it again, and both WQEs complete after the one timeout.
+ */
+static void engine_direct_read_rexmit(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u8 *src, *dst;
+	int i;
+
+	src = kunit_kzalloc(test, 8, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < BUF_LEN; i++)
+		t->remote[i] = 0x50 + i * 3;
+	memset(src, 0x77, 8);
+	post_recv(t, 5, dst, 8);
+	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	post_send(t, 2, VHCA_WR_SEND, src, 8, 0);
+	/* Packets both: the READ's request is not acknowledged yet. */
+	vhca_req_run(t->req);
+	loop_sent(t);
+	expect_cqe(test, t->recv_cq, 5, IB_WC_SUCCESS, IB_WC_RECV);
+	/* Its three responses are lost; the SEND's ACK comes. */
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, SQ_PSN, NULL);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE, SQ_PSN + 1,
+		    NULL);
+	expect_sent(test, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST, SQ_PSN + 2,
+		    NULL);
+	loop_sent(t);
+	KUNIT_ASSERT_EQ(test, t->req->comp.acked_psn, (u32)SQ_PSN + 4);
+	expect_no_cqe(test, t->send_cq);
+
+	fire_rexmit(t->req);
+	vhca_req_run(t->req);
+	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 0U);
+	loop_sent(t);		/* the READ and the SEND again, to the peer */
+	loop_sent(t);		/* its responses and ACK, to the requester */
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+	expect_no_cqe(test, t->recv_cq);
+	KUNIT_EXPECT_EQ(test, dst[7], 0x77);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RETRANSMITS), 1ULL);
+}
+
+/*
  * After packets, no run until they are acknowledged: a run must not
  * overtake them.  Then runs again.
  */
@@ -345,6 +398,7 @@ static struct kunit_case vhca_engine_direct_cases[] = {
 	KUNIT_CASE(engine_direct_large),
 	KUNIT_CASE(engine_direct_psn_refused),
 	KUNIT_CASE(engine_direct_rexmit_acked),
+	KUNIT_CASE(engine_direct_read_rexmit),
 	KUNIT_CASE(engine_direct_after_packets),
 	KUNIT_CASE(engine_direct_rnr),
 	KUNIT_CASE(engine_direct_bad_lkey),
