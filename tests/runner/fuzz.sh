@@ -30,16 +30,18 @@ done
 [ ${#all[@]} -gt 0 ] || die "fuzz: no scenario selected by '$VHCA_T'"
 [ "$boots" -le ${#all[@]} ] || boots=${#all[@]}
 
-# A guest whose CPUs a kernel loop keeps (two vCPUs, but a loaded host's
-# guest may bring up one), where no userspace watchdog runs, must not sit
-# silent until the VM's limit: an RCU stall (a CPU or the grace-period
-# kthread without a quiescent state for 65 s: 60 and PROVE_RCU's 5; the
-# default 26 s is within what an overloaded host's TCG guest may lose)
-# panics.  The panic prints the stack the stall interrupted, every task's
-# stack (0x1), the locks held (0x8), the other CPU's backtrace (0x40) and
-# the whole kernel log again (0x20) at full verbosity: loglevel=4 keeps
-# stack dumps, lockdep and WARN splats off the console until then, and
-# log_buf_len keeps the log whole.  panic=-1 then ends the VM.
+# A guest whose CPU a kernel loop keeps (the debug kernel brings up one
+# of its two vCPUs: it has no ACPI, and SeaBIOS's MP table lists one CPU
+# per package, which QEMU's -smp 2 makes one package of two cores), where
+# no userspace watchdog runs, must not sit silent until the VM's limit:
+# an RCU stall (a CPU or the grace-period kthread without a quiescent
+# state for 65 s: 60 and PROVE_RCU's 5; the default 26 s is within what
+# an overloaded host's TCG guest may lose) panics.  The panic prints the
+# stack the stall interrupted, every task's stack (0x1), the locks held
+# (0x8), the other CPUs' backtraces (0x40) and the whole kernel log again
+# (0x20) at full verbosity: loglevel=4 keeps stack dumps, lockdep and
+# WARN splats off the console until then, and log_buf_len keeps the log
+# whole.  panic=-1 then ends the VM.
 hang_args="sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=60 panic_print=0x69 log_buf_len=8M"
 
 # Round robin: boot i runs the scenarios i, i + BOOTS, ...
