@@ -41,11 +41,33 @@ done
 # (0x8), the other CPUs' backtraces (0x40) and the whole kernel log again
 # (0x20) at full verbosity: loglevel=4 keeps stack dumps, lockdep and
 # WARN splats off the console until then, and log_buf_len keeps the log
-# whole.  panic=-1 then ends the VM.
-hang_args="sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=60 panic_print=0x69 log_buf_len=8M"
+# whole.  panic=-1 then ends the VM.  A CPU spinning with interrupts off
+# stops the RCU stall check with everything else: a boot whose console
+# has been silent longer than any scenario's limit (whose watchdog would
+# have spoken) gets an NMI from its QEMU monitor (fuzz_watch), which
+# unknown_nmi_panic turns into the same panic, with the stack the NMI
+# interrupted.
+hang_args="sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=60 unknown_nmi_panic panic_print=0x69 log_buf_len=8M"
+
+# fuzz_watch OUT QUIET PID: while PID (the boot's vm-run.sh) runs, an NMI
+# to the guest whose results are in OUT once its console has been silent
+# for QUIET s.
+fuzz_watch() {
+	local out=$1 quiet=$2 pid=$3 age
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 30
+		[ -s "$out/console.log" ] || continue
+		age=$(($(date +%s) - $(stat -c %Y "$out/console.log")))
+		[ "$age" -ge "$quiet" ] || continue
+		log "fuzz: ${out##*/}: console silent for $age s, an NMI"
+		# A FIFO that QEMU no longer holds would block the open.
+		timeout 10 sh -c 'echo nmi >"$1"' - "$out/monitor.in" || true
+		return 0
+	done
+}
 
 # Round robin: boot i runs the scenarios i, i + BOOTS, ...
-pids=() outs=()
+pids=() outs=() dogs=()
 for ((b = 0; b < boots; b++)); do
 	sel= scripts=
 	for ((i = b; i < ${#all[@]}; i += boots)); do
@@ -63,10 +85,12 @@ for ((b = 0; b < boots; b++)); do
 	# tripled on the debug kernel (lib.sh's tmo).
 	n=$(echo $sel | wc -w)
 	FUZZ_SECS=$secs FUZZ_SEED=${seed:-${FUZZ_SEED:-}} VHCA_APPEND=$hang_args \
-		tests/runner/vm-run.sh -k debug \
+		VHCA_MONITOR=$out/monitor tests/runner/vm-run.sh -k debug \
 		-t $((600 + 3 * n * (secs + 120))) -T "${sel# }" -o "$out" \
 		tests/guest/suite.sh $scripts >"$out/vm-run.log" 2>&1 &
 	pids+=($!)
+	fuzz_watch "$out" $((3 * (secs + 120) + 300)) $! &
+	dogs+=($!)
 done
 
 bad=0
@@ -83,5 +107,6 @@ for ((b = 0; b < boots; b++)); do
 		bad=$((bad + 1))
 	}
 done
+kill "${dogs[@]}" 2>/dev/null || true
 [ $bad = 0 ] || die "fuzz: $bad of $boots boots failed"
 echo "fuzz: ${#all[@]} scenarios, $secs s each, in $boots boots: clean"

@@ -88,6 +88,16 @@ esac
 # VHCA_APPEND: more kernel parameters for this boot (make fuzz's, which
 # make a hang panic with its evidence: tests/runner/fuzz.sh).
 APPEND="$APPEND${VHCA_APPEND:+ $VHCA_APPEND}"
+# VHCA_MONITOR: a path; a single guest's QEMU monitor is then on the FIFOs
+# PATH.in and PATH.out (make fuzz's: `echo nmi >PATH.in` stops a silent
+# guest, whose kernel's unknown_nmi_panic then dumps what ran).  Nothing
+# need read PATH.out: QEMU holds both open read-write.
+MONITOR=()
+if [ -n "${VHCA_MONITOR:-}" ] && [ $PAIR = 0 ]; then
+	rm -f "$VHCA_MONITOR.in" "$VHCA_MONITOR.out"
+	mkfifo "$VHCA_MONITOR.in" "$VHCA_MONITOR.out"
+	MONITOR=(-monitor "pipe:$VHCA_MONITOR")
+fi
 # A distro root holds no repository: it comes as a share of its own, which
 # init mounts at the same path (vhca_top=).
 TOPFS=()
@@ -238,7 +248,7 @@ guest() {
 			"${TOPFS[@]}" \
 			-virtfs local,path="$KMODS",mount_tag=kmods,security_model=none,readonly=on \
 			-virtfs local,path="$dir",mount_tag=outdir,security_model=none \
-			-device virtio-rng-pci </dev/null 2>&1 |
+			-device virtio-rng-pci "${MONITOR[@]}" </dev/null 2>&1 |
 			if [ $VERBOSE = 1 ]; then tee "$dir/console.log"; else cat >"$dir/console.log"; fi
 		qrc=${PIPESTATUS[0]}
 		set -e
