@@ -16,9 +16,17 @@ TESTS=/tmp/pyverbs-tests
 NS=
 mkdir -p $T
 
-# suite_copy: the suite, gunzipped, in $TESTS.
+# suite_copy: the suite, gunzipped, in $TESTS, and $SITE's
+# sitecustomize.py.  The suite's multi-process tests hand pyverbs objects
+# to their children, as only the fork start method can (base.py asks for
+# fork itself); Python 3.14 (sid) starts children with forkserver by
+# default, which pickles them, and pyverbs' objects do not pickle.
+SITE=/tmp/pyverbs-site
 suite_copy() {
-	rm -rf $TESTS
+	rm -rf $TESTS $SITE
+	mkdir -p $SITE
+	printf '%s\n' 'import multiprocessing' \
+		"multiprocessing.set_start_method('fork')" >$SITE/sitecustomize.py
 	cp -r "$SUITE" $TESTS && gunzip -f $TESTS/*.gz 2>/dev/null
 	test -f $TESTS/run_tests.py
 }
@@ -32,7 +40,7 @@ suite_copy() {
 suite_run() {
 	_sd=$1 _sg=$2 _sl=$3 _dead=
 	shift 3
-	(cd $TESTS && timeout "$(tmo 1500)" ${NS:+ip netns exec $NS} /usr/bin/python3 run_tests.py \
+	(cd $TESTS && timeout "$(tmo 1500)" ${NS:+ip netns exec $NS} env PYTHONPATH=$SITE /usr/bin/python3 run_tests.py \
 		--dev "$_sd" --gid "$_sg" -v "$@") >"$_sl" 2>&1
 	_src=$?
 	_sr=$(grep -E '^(OK|FAILED)( \(.*\))?$' "$_sl" | tail -n 1)
