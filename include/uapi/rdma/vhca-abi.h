@@ -243,16 +243,50 @@ struct vhca_cqe {
 	__u8 vendor_err;
 };
 
-/* CREATE_CQ: no request data. */
+/*
+ * The device's core clock, which completion timestamps (struct vhca_cqe_ts)
+ * and ibv_query_rt_values_ex() read: CLOCK_MONOTONIC_RAW in nanoseconds as
+ * the process that created the CQ reads it with clock_gettime() (in its time
+ * namespace), one tick per nanosecond, 64 bits wide.  query_device_ex
+ * reports it as hca_core_clock (kHz) and completion_timestamp_mask
+ * (all 64 bits).
+ */
+#define VHCA_CORE_CLOCK_KHZ 1000000
+
+/*
+ * The CQE of a CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION
+ * (which libibverbs asks for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK): the CQE, then the times
+ * at which the device wrote it, read as one under the CQ's lock, so that
+ * they never go backwards along the ring.
+ */
+struct vhca_cqe_ts {
+	struct vhca_cqe cqe;
+	__aligned_u64 core_clock;	/* VHCA_CORE_CLOCK_KHZ's clock */
+	__aligned_u64 wallclock_ns;	/* CLOCK_REALTIME, ns since the epoch */
+	__aligned_u64 reserved[2];
+};
+
+/*
+ * CREATE_CQ: no request data.  The CQ flag the device takes is
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (user CQs only).
+ */
 struct vhca_create_cq_resp {
 	__aligned_u64 mmap_offset;	/* the CQE ring, read-only */
 	__u32 ring_size;		/* bytes to map */
 	__u32 cqe_count;		/* entries, a power of two */
 	__u32 db_index;
-	__u32 reserved;
+	/*
+	 * Bytes per CQE: sizeof(struct vhca_cqe_ts) for a CQ with
+	 * timestamps, else sizeof(struct vhca_cqe) (which 0 also means).
+	 */
+	__u32 cqe_size;
 };
 
-/* RESIZE_CQ: the ring is replaced; map the new one, unmap the old one. */
+/*
+ * RESIZE_CQ: the ring is replaced, with CQEs of the same size; map the new
+ * one, unmap the old one.
+ */
 struct vhca_resize_cq_resp {
 	__aligned_u64 mmap_offset;
 	__u32 ring_size;

@@ -9,6 +9,7 @@
  * fit the ring as a full ring.
  */
 #include <linux/log2.h>
+#include <linux/time_namespace.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -63,15 +64,21 @@ static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ib_wc *wc)
 	}
 }
 
+/*
+ * A user CQ may ask for completion timestamps, which only the provider
+ * reads: struct ib_wc has no room for them.
+ */
 static int vhca_cq_check_attr(struct ib_device *ibdev,
-			      const struct ib_cq_init_attr *attr)
+			      const struct ib_cq_init_attr *attr, bool user)
 {
+	u32 flags_ok = user ? IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION : 0;
+
 	if (attr->cqe < 1 || attr->cqe > VHCA_MAX_CQE) {
 		ibdev_dbg(ibdev, "create_cq: cqe %u not in 1..%u\n", attr->cqe,
 			  VHCA_MAX_CQE);
 		return -EINVAL;
 	}
-	if (attr->flags) {
+	if (attr->flags & ~flags_ok) {
 		ibdev_dbg(ibdev, "create_cq: unsupported flags %#x\n",
 			  attr->flags);
 		return -EOPNOTSUPP;
@@ -82,6 +89,18 @@ static int vhca_cq_check_attr(struct ib_device *ibdev,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * CLOCK_MONOTONIC_RAW of the calling process's time namespace, less the
+ * kernel's: what VHCA_CORE_CLOCK_KHZ's clock adds to ktime_get_raw_ns().
+ */
+static s64 vhca_cq_clock_offset(void)
+{
+	struct timespec64 off = {};
+
+	timens_add_monotonic(&off);
+	return timespec64_to_ns(&off);
 }
 
 int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -95,8 +114,9 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int err;
 
 	BUILD_BUG_ON(!is_power_of_2(sizeof(struct vhca_cqe)));
+	BUILD_BUG_ON(!is_power_of_2(sizeof(struct vhca_cqe_ts)));
 
-	err = vhca_cq_check_attr(ibcq->device, attr);
+	err = vhca_cq_check_attr(ibcq->device, attr, !!udata);
 	if (err)
 		return err;
 	err = vhca_create_prologue(ibcq->device, udata, &vdev->n_cq,
@@ -106,9 +126,15 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	spin_lock_init(&cq->lock);
 	cq->uctx = vhca_uctx_of(udata);
+	cq->timestamps = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	cq->cqe_size = sizeof(struct vhca_cqe);
+	if (cq->timestamps) {
+		cq->cqe_size = sizeof(struct vhca_cqe_ts);
+		cq->clock_offset = vhca_cq_clock_offset();
+	}
 	count = vhca_cq_count(attr->cqe);
 	err = vhca_queue_alloc(vdev, cq->uctx, &cq->ring, &cq->recs, count,
-			       sizeof(struct vhca_cqe), false);
+			       cq->cqe_size, false);
 	if (err)
 		goto err_count;
 	if (!cq->uctx) {
@@ -125,6 +151,7 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		resp.ring_size = cq->ring.size;
 		resp.cqe_count = count;
 		resp.db_index = cq->recs.index;
+		resp.cqe_size = cq->cqe_size;
 		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_queue;
@@ -191,8 +218,8 @@ int vhca_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 		return -EINVAL;
 
 	count = vhca_cq_count(cqe);
-	err = vhca_ring_alloc(vdev, cq->uctx, &ring, count,
-			      sizeof(struct vhca_cqe), false);
+	err = vhca_ring_alloc(vdev, cq->uctx, &ring, count, cq->cqe_size,
+			      false);
 	if (err)
 		return err;
 	if (!cq->uctx) {
@@ -223,7 +250,7 @@ int vhca_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	}
 	for (i = cq->head - used; i != cq->head; i++) {
 		memcpy(vhca_ring_slot(&ring, i), vhca_ring_slot(&cq->ring, i),
-		       sizeof(struct vhca_cqe));
+		       cq->cqe_size);
 		if (qps)
 			qps[i & (count - 1)] = cq->qps[i & (cq->ring.count - 1)];
 	}
@@ -326,6 +353,13 @@ static void vhca_cq_overflow_event(struct vhca_cq *cq)
 		ibcq->event_handler(&ev, ibcq->cq_context);
 }
 
+/* A CQE's times (struct vhca_cqe_ts), under the CQ's lock. */
+static void vhca_cqe_stamp(const struct vhca_cq *cq, struct vhca_cqe_ts *ts)
+{
+	ts->core_clock = ktime_get_raw_ns() + cq->clock_offset;
+	ts->wallclock_ns = ktime_get_real_ns();
+}
+
 int vhca_cq_post(struct vhca_cq *cq, const struct vhca_cqe *cqe,
 		 bool solicited)
 {
@@ -333,6 +367,7 @@ int vhca_cq_post(struct vhca_cq *cq, const struct vhca_cqe *cqe,
 	void (*handler)(struct ib_cq *cq, void *ctx);
 	bool notify = false;
 	unsigned long flags;
+	void *dst;
 	u32 slot;
 
 	spin_lock_irqsave(&cq->lock, flags);
@@ -350,7 +385,10 @@ int vhca_cq_post(struct vhca_cq *cq, const struct vhca_cqe *cqe,
 	}
 
 	slot = cq->head & (cq->ring.count - 1);
-	memcpy(vhca_ring_slot(&cq->ring, cq->head), cqe, sizeof(*cqe));
+	dst = vhca_ring_slot(&cq->ring, cq->head);
+	memcpy(dst, cqe, sizeof(*cqe));
+	if (cq->timestamps)
+		vhca_cqe_stamp(cq, dst);
 	if (cq->qps)
 		cq->qps[slot] = vhca_cq_qp(cq, cqe->qp_num);
 	cq->head++;

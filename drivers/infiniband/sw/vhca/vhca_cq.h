@@ -17,7 +17,7 @@
 struct vhca_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;		/* head, tail, notify, error, ring */
-	struct vhca_ring ring;		/* struct vhca_cqe slots */
+	struct vhca_ring ring;		/* CQEs of cqe_size bytes */
 	struct ib_qp **qps;		/* kernel CQ: the QP of each slot */
 	struct vhca_recs recs;
 	struct vhca_ucontext *uctx;	/* NULL for a kernel CQ */
@@ -25,6 +25,10 @@ struct vhca_cq {
 	u32 tail;			/* kernel CQ: the consumer index */
 	u8 notify;			/* armed IB_CQ_SOLICITED / _NEXT_COMP */
 	bool error;			/* overflowed: no more CQEs */
+	/* Set at creation: struct vhca_cqe_ts slots, and their clock's offset. */
+	bool timestamps;
+	u32 cqe_size;
+	s64 clock_offset;
 };
 
 static inline struct vhca_cq *to_vcq(struct ib_cq *ibcq)

@@ -52,9 +52,9 @@
  * process unmaps them, so they share that room and cannot pile up.
  * Bytes: uctx_coherent_mb's default, 64 MiB, holds a context's largest
  * objects many times over (a QP at VHCA_MAX_QP_WR with VHCA_MAX_SGE SGEs
- * maps 4 MiB, a CQ at VHCA_MAX_CQE 1 MiB), and is 1/16 of
- * dev_coherent_mb's default (1 GiB), so that no one context takes the
- * device's budget.
+ * maps 4 MiB, a CQ at VHCA_MAX_CQE 1 MiB, 2 MiB with timestamps), and is
+ * 1/16 of dev_coherent_mb's default (1 GiB), so that no one context takes
+ * the device's budget.
  */
 #define VHCA_UCTX_BUFS		(2 * VHCA_UCTX_RECS)
 #define VHCA_UCTX_COHERENT_MB	64

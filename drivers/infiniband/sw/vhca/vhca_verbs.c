@@ -59,6 +59,9 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mcast_qp_attach = VHCA_MAX_MCAST_QP_ATTACH;
 	attr->max_total_mcast_qp_attach = VHCA_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->local_ca_ack_delay = VHCA_LOCAL_ACK_DELAY;
+	/* Completion timestamps: see VHCA_CORE_CLOCK_KHZ. */
+	attr->hca_core_clock = VHCA_CORE_CLOCK_KHZ;
+	attr->timestamp_mask = U64_MAX;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }

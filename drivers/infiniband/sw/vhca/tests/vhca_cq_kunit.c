@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit suite of vhca's CQs and SRQs: ring sizing, CQE to ib_wc conversion,
- * overflow arithmetic with hostile consumer indices (wrap-around included),
- * and kernel CQs/SRQs driven through their verbs on a bare vhca_dev.  Rings
- * and records come from the fakes below (plain kernel memory), so no
- * platform device, user context or mmap is involved.
+ * completion timestamps, overflow arithmetic with hostile consumer indices
+ * (wrap-around included), and kernel CQs/SRQs driven through their verbs on
+ * a bare vhca_dev.  Rings and records come from the fakes below (plain
+ * kernel memory), so no platform device, user context or mmap is involved.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -439,6 +439,61 @@ static void vhca_cq_resize(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_destroy_cq(&cq->ibcq, NULL), 0);
 }
 
+/*
+ * A CQ with timestamps, as create_cq makes it for a user CQ that asks for
+ * them (here with a time namespace 5 s ahead): every CQE carries the times
+ * it was written at, in ring order, and a resize keeps them.
+ */
+static void vhca_cq_timestamps(struct kunit *test)
+{
+	struct vhca_cq *cq = new_cq(test, 4);
+	const s64 offset = 5 * NSEC_PER_SEC;
+	struct vhca_cqe_ts saved[3];
+	const struct vhca_cqe_ts *ts;
+	u64 raw0, raw1, real0, real1, prev = 0;
+	struct ib_wc wc;
+	int i;
+
+	vhca_ring_free(NULL, &cq->ring);
+	cq->timestamps = true;
+	cq->cqe_size = sizeof(*ts);
+	cq->clock_offset = offset;
+	KUNIT_ASSERT_EQ(test, vhca_ring_alloc(NULL, NULL, &cq->ring, 4,
+					      cq->cqe_size, false), 0);
+	KUNIT_EXPECT_EQ(test, sizeof(*ts), (size_t)64);
+
+	raw0 = ktime_get_raw_ns();
+	real0 = ktime_get_real_ns();
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, post(cq, 10 + i, 1, false), 0);
+	raw1 = ktime_get_raw_ns();
+	real1 = ktime_get_real_ns();
+	for (i = 0; i < 3; i++) {
+		ts = vhca_ring_slot(&cq->ring, i);
+		saved[i] = *ts;
+		KUNIT_EXPECT_EQ(test, ts->cqe.wr_id, 10ULL + i);
+		KUNIT_EXPECT_GE(test, ts->core_clock, raw0 + offset);
+		KUNIT_EXPECT_LE(test, ts->core_clock, raw1 + offset);
+		KUNIT_EXPECT_GE(test, ts->core_clock, prev);
+		KUNIT_EXPECT_GE(test, ts->wallclock_ns, real0);
+		KUNIT_EXPECT_LE(test, ts->wallclock_ns, real1);
+		prev = ts->core_clock;
+	}
+
+	KUNIT_EXPECT_EQ(test, vhca_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 10ULL);
+	KUNIT_EXPECT_EQ(test, vhca_resize_cq(&cq->ibcq, 9, NULL), 0);
+	KUNIT_EXPECT_EQ(test, cq->ring.stride, (u32)sizeof(*ts));
+	for (i = 1; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, memcmp(vhca_ring_slot(&cq->ring, i),
+					     &saved[i], sizeof(saved[i])), 0);
+	for (i = 1; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, vhca_poll_cq(&cq->ibcq, 1, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 10ULL + i);
+	}
+	KUNIT_EXPECT_EQ(test, vhca_destroy_cq(&cq->ibcq, NULL), 0);
+}
+
 static struct vhca_srq *new_srq(struct kunit *test, u32 max_wr, u32 max_sge)
 {
 	struct vhca_cq_test *t = test->priv;
@@ -653,6 +708,7 @@ static struct kunit_case vhca_cq_cases[] = {
 	KUNIT_CASE(vhca_cq_notify),
 	KUNIT_CASE(vhca_cq_user_consumer),
 	KUNIT_CASE(vhca_cq_resize),
+	KUNIT_CASE(vhca_cq_timestamps),
 	KUNIT_CASE(vhca_srq_sizes),
 	KUNIT_CASE(vhca_srq_create_refusals),
 	KUNIT_CASE(vhca_srq_post_take),
