@@ -85,6 +85,7 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.query_device_ex = vhca_query_device_ex,
 	.query_port = vhca_query_port,
 	.query_qp = vhca_query_qp,
+	.query_rt_values = vhca_query_rt_values,
 	.query_srq = vhca_query_srq,
 	.reg_dm_mr = vhca_reg_dm_mr,
 	.reg_mr = vhca_reg_mr,

@@ -27,6 +27,12 @@ struct vhca_context {
 	const struct vhca_status_rec *status;
 	size_t status_size;
 	uint32_t nrecs;
+	/*
+	 * Whether the device has VHCA_CORE_CLOCK_KHZ's core clock (its
+	 * hca_core_clock), for ibv_query_rt_values_ex: 0 not asked yet, 1
+	 * yes, -1 no.  Atomic: any thread may ask first.
+	 */
+	int core_clock;
 };
 
 /*
@@ -48,21 +54,24 @@ struct vhca_cq_discard {
  * CQ from ibv_create_cq_ex) consume through vhca_cq_pop() under lock,
  * which a CQ created IBV_CREATE_CQ_ATTR_SINGLE_THREADED skips on the poll
  * paths.  cur is the CQE the ibv_wc_read_* accessors read, from
- * start_poll or next_poll until the next of them or end_poll.
+ * start_poll or next_poll until the next of them or end_poll; its times
+ * only on a CQ with timestamps (cqe_size is then that of struct
+ * vhca_cqe_ts).
  */
 struct vhca_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;
 	bool single_threaded;
-	const struct vhca_cqe *ring;	/* NULL after a failed resize */
+	const void *ring;		/* NULL after a failed resize */
 	size_t ring_size;
 	uint32_t count;			/* entries, a power of two */
+	uint32_t cqe_size;		/* bytes per entry */
 	uint32_t ci;			/* consumer index */
 	uint32_t tail;			/* producer index as last read */
 	struct vhca_db_rec *db;		/* head[0]: ci, for the device */
 	const struct vhca_status_rec *st;	/* tail[0]: producer index */
 	struct vhca_cq_discard *discard;	/* under lock */
-	struct vhca_cqe cur;
+	struct vhca_cqe_ts cur;
 };
 
 /*
@@ -256,11 +265,12 @@ static inline void vhca_cq_unlock(struct vhca_cq *cq)
 
 /*
  * vhca_post.c, for both poll APIs, under vhca_cq_lock() on a CQ with a
- * ring: copies the next CQE to report into *cqe and consumes it (CQEs a
- * QP's reset discarded are consumed and skipped); false when there is
- * none.  vhca_cq_publish() tells the device the consumer index.
+ * ring: copies the next CQE to report into *cqe (cq->cqe_size bytes) and
+ * consumes it (CQEs a QP's reset discarded are consumed and skipped);
+ * false when there is none.  vhca_cq_publish() tells the device the
+ * consumer index.
  */
-bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe *cqe);
+bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe_ts *cqe);
 void vhca_cq_publish(struct vhca_cq *cq);
 /* The IBV_WC_* flags of a CQE. */
 unsigned int vhca_cqe_wc_flags(const struct vhca_cqe *cqe);
@@ -286,7 +296,7 @@ int vhca_qpex_check_ops(struct ibv_context *ibctx, enum ibv_qp_type type,
 /* Installs the API on a created QP; send_ops passed the check. */
 void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops);
 
-/* vhca_cqex.c: the ibv_cq_ex poll API. */
+/* vhca_cqex.c: the ibv_cq_ex poll API, and the device's clock. */
 /*
  * 0, or the errno for an ibv_create_cq_ex request vhca cannot honour
  * (EINVAL for unknown bits, EOPNOTSUPP for known features it lacks).
@@ -294,5 +304,13 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops);
 int vhca_cqex_check(const struct ibv_cq_init_attr_ex *attr);
 /* Installs the API on a created CQ; attr passed the check. */
 void vhca_cqex_init(struct vhca_cq *cq, const struct ibv_cq_init_attr_ex *attr);
+/* Whether a CQ asked for @wc_flags has CQEs with timestamps. */
+bool vhca_cqex_timestamps(uint64_t wc_flags);
+/*
+ * ibv_query_rt_values_ex: the core clock's count (VHCA_CORE_CLOCK_KHZ) in
+ * raw_clock.tv_nsec, tv_sec 0, as mlx4 and mlx5 report their cycles.
+ */
+int vhca_query_rt_values(struct ibv_context *ibctx,
+			 struct ibv_values_ex *values);
 
 #endif /* VHCA_H */

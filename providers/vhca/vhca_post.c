@@ -486,8 +486,9 @@ static bool vhca_cq_discarded(struct vhca_cq *cq, const struct vhca_cqe *cqe)
  * when the consumer index has caught up with the value last read.  The
  * discard check runs at the CQE's own index, before it is consumed.
  */
-bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe *cqe)
+bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe_ts *cqe)
 {
+	const char *ring = cq->ring;
 	bool discarded;
 
 	for (;;) {
@@ -497,8 +498,9 @@ bool vhca_cq_pop(struct vhca_cq *cq, struct vhca_cqe *cqe)
 			if (cq->ci == cq->tail)
 				return false;
 		}
-		memcpy(cqe, &cq->ring[cq->ci & (cq->count - 1)], sizeof(*cqe));
-		discarded = cq->discard && vhca_cq_discarded(cq, cqe);
+		memcpy(cqe, ring + (size_t)(cq->ci & (cq->count - 1)) *
+		       cq->cqe_size, cq->cqe_size);
+		discarded = cq->discard && vhca_cq_discarded(cq, &cqe->cqe);
 		cq->ci++;
 		if (!discarded)
 			return true;
@@ -533,7 +535,7 @@ static void vhca_cqe_to_wc(const struct vhca_cqe *cqe, struct ibv_wc *wc)
 int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct vhca_cq *cq = to_vcq(ibcq);
-	struct vhca_cqe cqe;
+	struct vhca_cqe_ts cqe;
 	int n = 0;
 
 	vhca_cq_lock(cq);
@@ -542,7 +544,7 @@ int vhca_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return -1;
 	}
 	while (n < num_entries && vhca_cq_pop(cq, &cqe))
-		vhca_cqe_to_wc(&cqe, &wc[n++]);
+		vhca_cqe_to_wc(&cqe.cqe, &wc[n++]);
 	vhca_cq_publish(cq);
 	vhca_cq_unlock(cq);
 	return n;

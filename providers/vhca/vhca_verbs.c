@@ -178,11 +178,22 @@ struct vhca_resize_cq_resp_all {
 	struct vhca_resize_cq_resp drv;
 };
 
-/* A CQE ring of @count entries fits in @size bytes. */
-static bool vhca_cq_ring_ok(uint32_t count, uint32_t size)
+/* A CQE ring of @count entries of @cqe_size bytes fits in @size bytes. */
+static bool vhca_cq_ring_ok(uint32_t count, uint32_t cqe_size, uint32_t size)
 {
-	return is_pow2(count) &&
-	       (uint64_t)count * sizeof(struct vhca_cqe) <= size;
+	return is_pow2(count) && (uint64_t)count * cqe_size <= size;
+}
+
+/*
+ * The CQE size of a CQ created with or without timestamps, if the
+ * kernel's answer @resp_size is that; 0 if not.
+ */
+static uint32_t vhca_cqe_size(bool timestamps, uint32_t resp_size)
+{
+	if (timestamps)
+		return resp_size == sizeof(struct vhca_cqe_ts) ? resp_size : 0;
+	return !resp_size || resp_size == sizeof(struct vhca_cqe) ?
+	       sizeof(struct vhca_cqe) : 0;
 }
 
 /* A CQ not yet created, with its lock; NULL (errno set) on failure. */
@@ -210,18 +221,22 @@ static void vhca_cq_free(struct vhca_cq *cq)
 }
 
 /*
- * After a successful create command: maps the ring @drv describes.  On
- * failure destroys the kernel CQ, frees cq and returns false, errno set.
+ * After a successful create command: maps the ring @drv describes, of
+ * CQEs with or without @timestamps.  On failure destroys the kernel CQ,
+ * frees cq and returns false, errno set.
  */
 static bool vhca_cq_created(struct vhca_cq *cq,
-			    const struct vhca_create_cq_resp *drv)
+			    const struct vhca_create_cq_resp *drv,
+			    bool timestamps)
 {
 	struct ibv_context *ibctx = cq->vcq.cq.context;
+	uint32_t cqe_size = vhca_cqe_size(timestamps, drv->cqe_size);
 	void *ring;
 	int err;
 
 	err = EPROTO;
-	if (!vhca_cq_ring_ok(drv->cqe_count, drv->ring_size) ||
+	if (!cqe_size ||
+	    !vhca_cq_ring_ok(drv->cqe_count, cqe_size, drv->ring_size) ||
 	    !vhca_recs(ibctx, drv->db_index, &cq->db, &cq->st))
 		goto err_destroy;
 	ring = vhca_map_ring(ibctx, drv->mmap_offset, drv->ring_size,
@@ -233,6 +248,7 @@ static bool vhca_cq_created(struct vhca_cq *cq,
 	cq->ring = ring;
 	cq->ring_size = drv->ring_size;
 	cq->count = drv->cqe_count;
+	cq->cqe_size = cqe_size;
 	__atomic_store_n(&cq->db->head[0], 0, __ATOMIC_RELEASE);
 	return true;
 
@@ -263,13 +279,15 @@ struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 		errno = err;
 		return NULL;
 	}
-	return vhca_cq_created(cq, &resp.drv) ? &cq->vcq.cq : NULL;
+	return vhca_cq_created(cq, &resp.drv, false) ? &cq->vcq.cq : NULL;
 }
 
 /*
- * ibv_create_cq_ex: what vhca_cqex_check() lets through asks the kernel
- * for no CQ flags (IBV_CREATE_CQ_ATTR_SINGLE_THREADED is the provider's
- * alone), so the kernel CQ is the one create_cq makes.
+ * ibv_create_cq_ex: of what vhca_cqex_check() lets through, libibverbs
+ * asks the kernel for IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION when a
+ * timestamp is asked for (CQEs of struct vhca_cqe_ts); otherwise the
+ * kernel CQ is the one create_cq makes (IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+ * is the provider's alone).
  */
 struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *ibctx,
 				    struct ibv_cq_init_attr_ex *attr)
@@ -294,7 +312,8 @@ struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *ibctx,
 		errno = err;
 		return NULL;
 	}
-	if (!vhca_cq_created(cq, &resp.drv))
+	if (!vhca_cq_created(cq, &resp.drv,
+			     vhca_cqex_timestamps(attr->wc_flags)))
 		return NULL;
 	vhca_cqex_init(cq, attr);
 	return &cq->vcq.cq_ex;
@@ -321,7 +340,8 @@ int vhca_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (err)
 		goto out;
 
-	if (!vhca_cq_ring_ok(resp.drv.cqe_count, resp.drv.ring_size)) {
+	if (!vhca_cq_ring_ok(resp.drv.cqe_count, cq->cqe_size,
+			     resp.drv.ring_size)) {
 		ring = MAP_FAILED;
 		errno = EPROTO;
 	} else {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "dispatch.h"
 
@@ -171,8 +172,6 @@ TEST_F(ctx, cqex_refused)
 		int err;
 		const char *what;
 	} bad[] = {
-		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP },
-		  EOPNOTSUPP, "completion timestamp" },
 		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_CVLAN }, EOPNOTSUPP,
 		  "CVLAN" },
 		{ { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_FLOW_TAG },
@@ -208,6 +207,61 @@ TEST_F(ctx, cqex_refused)
 	      "%u system calls", syscalls() - calls);
 }
 
+static uint64_t ns_of(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/*
+ * ibv_query_rt_values_ex: a device whose hca_core_clock is vhca's reads
+ * CLOCK_MONOTONIC_RAW's nanoseconds into raw_clock.tv_nsec, asking the
+ * kernel once per context; unknown comp_mask bits are EINVAL.
+ */
+TEST_F(ctx, rt_values)
+{
+	struct ibv_values_ex v = { .comp_mask = 1 << 1 };
+	unsigned int queries = fk.ex_query_device, calls;
+	struct timespec t0, t1;
+	uint64_t first;
+	int ret;
+
+	fk.clock_khz = VHCA_CORE_CLOCK_KHZ;
+	ret = ibv_query_rt_values_ex(self->o.ctx, &v);
+	check(ret == EINVAL && fk.ex_query_device == queries,
+	      "query_rt_values_ex: an unknown comp_mask bit: EINVAL",
+	      "ret %d", ret);
+	v = (struct ibv_values_ex){ .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+	ret = ibv_query_rt_values_ex(self->o.ctx, &v);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t1);
+	first = v.raw_clock.tv_nsec;
+	check(!ret && v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK &&
+	      v.raw_clock.tv_sec == 0 && first >= ns_of(&t0) &&
+	      first <= ns_of(&t1) && fk.ex_query_device == queries + 1,
+	      "query_rt_values_ex: CLOCK_MONOTONIC_RAW's ns in tv_nsec",
+	      "ret %d, %llu not in [%llu, %llu]", ret,
+	      (unsigned long long)first, (unsigned long long)ns_of(&t0),
+	      (unsigned long long)ns_of(&t1));
+	calls = syscalls();
+	ret = ibv_query_rt_values_ex(self->o.ctx, &v);
+	check(!ret && (uint64_t)v.raw_clock.tv_nsec >= first &&
+	      syscalls() == calls,
+	      "query_rt_values_ex again: no system call, the clock moved on",
+	      "ret %d, %u system calls", ret, syscalls() - calls);
+	fk.clock_khz = 0;
+}
+
+/* A device with another clock (an older kernel reports none) has none. */
+TEST_F(ctx, rt_values_other_clock)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	int ret = ibv_query_rt_values_ex(self->o.ctx, &v);
+
+	check(ret == EOPNOTSUPP,
+	      "query_rt_values_ex: hca_core_clock not vhca's: EOPNOTSUPP",
+	      "ret %d", ret);
+}
+
 /* Polls @cqx empty through the ibv_cq_ex API. */
 static void drain_cqex(struct ibv_cq_ex *cqx)
 {
@@ -218,6 +272,108 @@ static void drain_cqex(struct ibv_cq_ex *cqx)
 	while (!ibv_next_poll(cqx))
 		;
 	ibv_end_poll(cqx);
+}
+
+/*
+ * Timestamps: libibverbs asks for IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION,
+ * the ring has 64-byte CQEs, both poll APIs step over them and the
+ * accessors read their times, also after a resize; a kernel answering
+ * another CQE size fails the create (EPROTO), its CQ destroyed.
+ */
+TEST_F(ctx, cqex_timestamps)
+{
+	struct objs *o = &self->o;
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 10, .wc_flags = IBV_WC_STANDARD_FLAGS |
+				       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+				       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct vhca_cqe c = {
+		.wr_id = 41, .opcode = IBV_WC_RECV, .qp_num = 0x55,
+		.byte_len = 300,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct fake_cq *fcq = NULL;
+	struct ibv_cq_ex *cqx;
+	struct ibv_wc wc;
+	int r1, r2, n;
+
+	cqx = ibv_create_cq_ex(o->ctx, &attr);
+	if (cqx)
+		fcq = find_cq(cqx->handle);
+	check(cqx && fcq && fcq->cqe_size == sizeof(struct vhca_cqe_ts) &&
+	      fk.ex_create_cq.flags == IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION &&
+	      cqx->read_completion_ts && cqx->read_completion_wallclock_ns,
+	      "create_cq_ex with both timestamps: the kernel's flag, 64-byte CQEs",
+	      "cq %p, errno %d", (void *)cqx, errno);
+	if (!fcq)
+		return;
+	push_cqe_ts(fcq, &c, 1000, 1700000000123456789ULL);
+	c.wr_id = 42;
+	c.byte_len = 301;
+	push_cqe_ts(fcq, &c, 1001, 1700000000123456790ULL);
+	r1 = ibv_start_poll(cqx, &pa);
+	check(!r1 && cqx->wr_id == 41 && ibv_wc_read_byte_len(cqx) == 300 &&
+	      ibv_wc_read_qp_num(cqx) == 0x55 &&
+	      ibv_wc_read_completion_ts(cqx) == 1000 &&
+	      ibv_wc_read_completion_wallclock_ns(cqx) ==
+	      1700000000123456789ULL,
+	      "start_poll: the CQE and its times", "ret %d, wr_id %llu", r1,
+	      (unsigned long long)cqx->wr_id);
+	r2 = r1 ? r1 : ibv_next_poll(cqx);
+	check(!r2 && cqx->wr_id == 42 && ibv_wc_read_byte_len(cqx) == 301 &&
+	      ibv_wc_read_completion_ts(cqx) == 1001 &&
+	      ibv_wc_read_completion_wallclock_ns(cqx) ==
+	      1700000000123456790ULL,
+	      "next_poll: the next 64-byte CQE and its times", "ret %d", r2);
+	if (!r1)
+		ibv_end_poll(cqx);
+
+	c.wr_id = 43;
+	push_cqe_ts(fcq, &c, 2000, 2);
+	n = ibv_resize_cq(ibv_cq_ex_to_cq(cqx), 100);
+	check(!n && fcq->count == 128,
+	      "resize_cq of a CQ with timestamps", "ret %d", n);
+	r1 = ibv_start_poll(cqx, &pa);
+	check(!r1 && cqx->wr_id == 43 &&
+	      ibv_wc_read_completion_ts(cqx) == 2000 &&
+	      ibv_wc_read_completion_wallclock_ns(cqx) == 2,
+	      "start_poll after the resize: the moved CQE's times",
+	      "ret %d", r1);
+	if (!r1)
+		ibv_end_poll(cqx);
+	c.wr_id = 44;
+	push_cqe_ts(fcq, &c, 3000, 3);
+	n = ibv_poll_cq(ibv_cq_ex_to_cq(cqx), 1, &wc);
+	check(n == 1 && wc.wr_id == 44 && wc.qp_num == 0x55,
+	      "ibv_poll_cq steps over 64-byte CQEs", "n %d", n);
+	drain_cqex(cqx);
+	check(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), "destroy it", "failed");
+
+	attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+	cqx = ibv_create_cq_ex(o->ctx, &attr);
+	check(cqx && !cqx->read_completion_ts &&
+	      cqx->read_completion_wallclock_ns,
+	      "create_cq_ex with the wall clock only: its accessor only",
+	      "cq %p, errno %d", (void *)cqx, errno);
+	if (cqx)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+
+	fk.cqe_size_resp = sizeof(struct vhca_cqe);
+	fk.destroyed = 0;
+	errno = 0;
+	cqx = ibv_create_cq_ex(o->ctx, &attr);
+	check(!cqx && errno == EPROTO && fk.destroyed,
+	      "a kernel answering 32-byte CQEs to timestamps: EPROTO, destroyed",
+	      "cq %p, errno %d", (void *)cqx, errno);
+	fk.cqe_size_resp = sizeof(struct vhca_cqe_ts);
+	attr.wc_flags = IBV_WC_STANDARD_FLAGS;
+	errno = 0;
+	cqx = ibv_create_cq_ex(o->ctx, &attr);
+	check(!cqx && errno == EPROTO,
+	      "a kernel answering 64-byte CQEs to none: EPROTO", "cq %p",
+	      (void *)cqx);
+	fk.cqe_size_resp = 0;
 }
 
 TEST_F(ctx, cqex)

@@ -395,6 +395,13 @@ static int fake_command(const void *buf, size_t len)
 			goto bad;
 		resp = (void *)(uintptr_t)ex->response;
 		resp_len = (hdr->out_words + ex->provider_out_words) * 8u;
+		if ((hdr->command & ~IB_USER_VERBS_CMD_FLAG_EXTENDED) ==
+		    IB_USER_VERBS_EX_CMD_CREATE_CQ) {
+			if (hdr->in_words * 8u <
+			    sizeof(struct ib_uverbs_ex_create_cq))
+				goto bad;
+			return fake_ex_create_cq(ex + 1, resp, resp_len);
+		}
 		if ((hdr->command & ~IB_USER_VERBS_CMD_FLAG_EXTENDED) !=
 		    IB_USER_VERBS_EX_CMD_QUERY_DEVICE) {
 			fk.other_cmds++;
@@ -405,7 +412,7 @@ static int fake_command(const void *buf, size_t len)
 			return EINVAL;
 		memset(&r, 0, sizeof(r));
 		fill_device_resp(&r.base);
-		r.hca_core_clock = FAKE_CLOCK_KHZ;
+		r.hca_core_clock = fk.clock_khz ? fk.clock_khz : FAKE_CLOCK_KHZ;
 		/* IB_UVERBS_DEVICE_ATOMIC_WRITE, from Linux 6.2 */
 		if (!fk.before_6_2)
 			r.device_cap_flags_ex = 1ULL << 40;

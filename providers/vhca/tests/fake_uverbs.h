@@ -83,6 +83,7 @@ struct region {
 struct fake_cq {
 	bool live;
 	uint32_t handle, count, db_index;
+	uint32_t cqe_size;	/* bytes per CQE: with timestamps, 64 */
 	struct region *ring;
 };
 
@@ -112,6 +113,8 @@ struct fake_kernel {
 	int fail_err;		/* ... with this error */
 	bool bad_qp_resp;	/* inject: CREATE_QP answers an odd SQ count */
 	bool before_6_2;	/* inject: a kernel without ATOMIC WRITE */
+	uint64_t clock_khz;	/* inject: hca_core_clock (0: FAKE_CLOCK_KHZ) */
+	uint32_t cqe_size_resp;	/* inject: CREATE_CQ's cqe_size, not the ring's */
 	unsigned int get_context, query_device, ex_query_device, query_port;
 	unsigned int other_cmds, bad_cmds, ioctls, netlink_refused;
 	unsigned int writes;	/* every write() on a uverbs fd */
@@ -130,6 +133,7 @@ struct fake_kernel {
 	/* What the last commands carried. */
 	struct ib_uverbs_reg_mr reg_mr;
 	struct ib_uverbs_create_cq create_cq;
+	struct ib_uverbs_ex_create_cq ex_create_cq;
 	struct ib_uverbs_resize_cq resize_cq;
 	struct ib_uverbs_req_notify_cq notify;
 	struct ib_uverbs_create_qp create_qp;
@@ -160,8 +164,13 @@ struct fake_cq *find_cq(uint32_t handle);
 struct fake_qp *find_qp(uint32_t handle);
 struct fake_srq *find_srq(uint32_t handle);
 
-/* The device writes a CQE at the CQ's producer index and publishes it. */
+/*
+ * The device writes a CQE at the CQ's producer index and publishes it;
+ * push_cqe_ts with its times, on a CQ with timestamps.
+ */
 void push_cqe(struct fake_cq *cq, const struct vhca_cqe *cqe);
+void push_cqe_ts(struct fake_cq *cq, const struct vhca_cqe *cqe,
+		 uint64_t core_clock, uint64_t wallclock_ns);
 
 /*
  * Between the fake kernel's files: fake_uverbs.c's mmap entries (regions),
@@ -177,6 +186,8 @@ uint32_t new_rec(void);
 int respond(void *resp, size_t resp_len, const void *core,
 	    size_t core_len, const void *drv, size_t drv_len);
 int fake_create_cq(const void *req, void *resp, size_t resp_len);
+/* The extended command: IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION taken. */
+int fake_ex_create_cq(const void *req, void *resp, size_t resp_len);
 int fake_resize_cq(const void *req, void *resp, size_t resp_len);
 int fake_destroy_cq(uint32_t handle, void *resp, size_t resp_len);
 int fake_open_qp(const struct ib_uverbs_open_qp *c, void *resp,

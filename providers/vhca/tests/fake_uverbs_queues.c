@@ -49,38 +49,94 @@ struct fake_srq *find_srq(uint32_t handle)
 			_o = &(arr)[_i];				\
 	_o; })
 
-void push_cqe(struct fake_cq *cq, const struct vhca_cqe *cqe)
+static void *cqe_slot(const struct fake_cq *cq, struct region *ring,
+		      uint32_t count, uint32_t index)
+{
+	return (char *)ring->kview + (size_t)(index & (count - 1)) *
+	       cq->cqe_size;
+}
+
+void push_cqe_ts(struct fake_cq *cq, const struct vhca_cqe *cqe,
+		 uint64_t core_clock, uint64_t wallclock_ns)
 {
 	uint32_t *tail = &fk.stk[cq->db_index].tail[0];
-	struct vhca_cqe *ring = cq->ring->kview;
+	struct vhca_cqe_ts *slot = cqe_slot(cq, cq->ring, cq->count, *tail);
 
-	ring[*tail & (cq->count - 1)] = *cqe;
+	slot->cqe = *cqe;
+	if (cq->cqe_size == sizeof(*slot)) {
+		slot->core_clock = core_clock;
+		slot->wallclock_ns = wallclock_ns;
+	}
 	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
 }
 
-int fake_create_cq(const void *req, void *resp, size_t resp_len)
+void push_cqe(struct fake_cq *cq, const struct vhca_cqe *cqe)
 {
-	struct ib_uverbs_create_cq_resp core = {};
-	struct vhca_create_cq_resp drv = {};
+	push_cqe_ts(cq, cqe, 0, 0);
+}
+
+/*
+ * A CQ of at least @cqe entries, of @cqe_size bytes each, into the core
+ * response @core (its handle and cqe) and the driver's @drv.
+ */
+static int new_cq(uint32_t cqe, uint32_t cqe_size,
+		  struct ib_uverbs_create_cq_resp *core,
+		  struct vhca_create_cq_resp *drv)
+{
 	struct fake_cq *cq = FREE_SLOT(fk.cqs);
 
-	fk.create_cq = *(const struct ib_uverbs_create_cq *)req;
-	if (!cq || !fk.create_cq.cqe)
+	if (!cq || !cqe)
 		return EINVAL;
-	cq->count = pow2_at_least(fk.create_cq.cqe + 1);
-	cq->ring = region_new(0, page_up(cq->count * sizeof(struct vhca_cqe)),
-			      false);
+	cq->count = pow2_at_least(cqe + 1);
+	cq->cqe_size = cqe_size;
+	cq->ring = region_new(0, page_up(cq->count * cqe_size), false);
 	if (!cq->ring)
 		return ENOMEM;
 	cq->handle = FAKE_CQ_HANDLE + fk.next_handle++;
 	cq->db_index = new_rec();
 	cq->live = true;
-	core.cq_handle = cq->handle;
-	core.cqe = cq->count - 1;
-	drv.mmap_offset = cq->ring->offset;
-	drv.ring_size = cq->ring->size;
-	drv.cqe_count = cq->count;
-	drv.db_index = cq->db_index;
+	core->cq_handle = cq->handle;
+	core->cqe = cq->count - 1;
+	drv->mmap_offset = cq->ring->offset;
+	drv->ring_size = cq->ring->size;
+	drv->cqe_count = cq->count;
+	drv->db_index = cq->db_index;
+	drv->cqe_size = fk.cqe_size_resp ? fk.cqe_size_resp : cqe_size;
+	return 0;
+}
+
+/* As a kernel before timestamps: the response's cqe_size is 0. */
+int fake_create_cq(const void *req, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_create_cq_resp core = {};
+	struct vhca_create_cq_resp drv = {};
+	int err;
+
+	fk.create_cq = *(const struct ib_uverbs_create_cq *)req;
+	err = new_cq(fk.create_cq.cqe, sizeof(struct vhca_cqe), &core, &drv);
+	if (err)
+		return err;
+	if (!fk.cqe_size_resp)
+		drv.cqe_size = 0;
+	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
+}
+
+int fake_ex_create_cq(const void *req, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_ex_create_cq_resp core = {};
+	struct vhca_create_cq_resp drv = {};
+	const struct ib_uverbs_ex_create_cq *c = req;
+	int err;
+
+	fk.ex_create_cq = *c;
+	if (c->comp_mask ||
+	    (c->flags & ~(uint32_t)IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION))
+		return EOPNOTSUPP;
+	err = new_cq(c->cqe, c->flags ? sizeof(struct vhca_cqe_ts) :
+		     sizeof(struct vhca_cqe), &core.base, &drv);
+	if (err)
+		return err;
+	core.response_length = sizeof(core);
 	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
 }
 
@@ -89,7 +145,6 @@ int fake_resize_cq(const void *req, void *resp, size_t resp_len)
 {
 	struct ib_uverbs_resize_cq_resp core = {};
 	struct vhca_resize_cq_resp drv = {};
-	struct vhca_cqe *old, *new;
 	struct region *ring;
 	struct fake_cq *cq;
 	uint32_t i, count, ci, tail;
@@ -99,15 +154,14 @@ int fake_resize_cq(const void *req, void *resp, size_t resp_len)
 	if (!cq)
 		return EINVAL;
 	count = pow2_at_least(fk.resize_cq.cqe + 1);
-	ring = region_new(0, page_up(count * sizeof(struct vhca_cqe)), false);
+	ring = region_new(0, page_up(count * cq->cqe_size), false);
 	if (!ring)
 		return ENOMEM;
-	old = cq->ring->kview;
-	new = ring->kview;
 	ci = fk.dbk[cq->db_index].head[0];
 	tail = fk.stk[cq->db_index].tail[0];
 	for (i = ci; i != tail; i++)
-		new[i & (count - 1)] = old[i & (cq->count - 1)];
+		memcpy(cqe_slot(cq, ring, count, i),
+		       cqe_slot(cq, cq->ring, cq->count, i), cq->cqe_size);
 	region_del(cq->ring);
 	cq->ring = ring;
 	cq->count = count;
