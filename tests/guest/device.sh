@@ -83,6 +83,10 @@ devinfo() {
 	check "ibv_devinfo link_layer Ethernet" devinfo_is link_layer Ethernet
 	check "ibv_devinfo active_mtu 1024 for a 1500-byte netdev" devinfo_is active_mtu "1024 \(3\)"
 	check "ibv_devinfo max_mtu 4096" devinfo_is max_mtu "4096 \(5\)"
+	check "ibv_devinfo completion timestamp_mask: all 64 bits" \
+		devinfo_is "completion timestamp_mask" 0xffffffffffffffff
+	check "ibv_devinfo hca_core_clock 1000000 kHz (a nanosecond clock)" \
+		devinfo_is hca_core_clock 1000000kHZ
 	check "ibv_devinfo lists the RoCE v2 GID of 10.0.0.1" grep -q "GID\[.*\]:.*::ffff:10.0.0.1, RoCE v2" $T/devinfo
 	ip link set veth0 mtu 9000
 	ip link set veth1 mtu 9000

@@ -7,16 +7,21 @@
  *   vhca_cq_ex DEV0 GID_INDEX0 DEV1 GID_INDEX1
  *
  * Each end has one extended CQ (IBV_WC_STANDARD_FLAGS; the sender's also
- * IBV_CREATE_CQ_ATTR_SINGLE_THREADED), an RC QP and a UD QP on it.  Checks:
- * the wc_flags, flags and comp_mask vhca refuses, and their errnos; an
- * empty CQ answers ENOENT; RC SEND, SEND_WITH_IMM and RDMA_WRITE_WITH_IMM
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED, the receiver's both completion
+ * timestamps), an RC QP and a UD QP on it.  Checks: the wc_flags, flags
+ * and comp_mask vhca refuses, and their errnos; the device's clock
+ * (hca_core_clock, completion_timestamp_mask, ibv_query_rt_values_ex
+ * against CLOCK_MONOTONIC_RAW); an empty CQ answers ENOENT; RC SEND,
+ * SEND_WITH_IMM and RDMA_WRITE_WITH_IMM
  * with distinct lengths, immediates and patterns, read back in one
  * start/next/end sequence on both sides (wr_id, status, opcode, wc_flags,
  * byte_len, imm_data, qp_num, src_qp, sl, slid, dlid_path_bits, and the
  * bytes placed); a UD SEND with immediate (40-byte network header, GRH
  * flag, the sender's QPN as src_qp), its arrival signalled on a completion
  * channel armed through ibv_cq_ex_to_cq(), and its send completion read
- * with plain ibv_poll_cq on the same CQ.
+ * with plain ibv_poll_cq on the same CQ; the receiver's completion times
+ * (core clock and wall clock) between the clocks read before the post and
+ * after the poll, never going backwards, also across a resize.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,6 +58,7 @@ struct end {
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
 	struct ibv_cq_ex *cq;
+	bool ts;		/* the CQ has both completion timestamps */
 	struct ibv_qp *rc, *ud;
 	struct ibv_ah *ah;	/* to the other end */
 	struct ibv_mr *mr;
@@ -70,6 +76,12 @@ struct cqe {
 	unsigned int wc_flags;
 	uint32_t byte_len, imm, qp_num, src_qp, slid, vendor_err;
 	uint8_t sl, dlid_path_bits;
+	uint64_t ts, wallclock;	/* ends with timestamps */
+};
+
+/* The clocks a completion's times must lie between. */
+struct times {
+	uint64_t core, wall;
 };
 
 static void __attribute__((noreturn)) fatal(const char *what, int err)
@@ -114,12 +126,6 @@ static void test_refused(struct ibv_context *ctx)
 	struct ibv_cq_init_attr_ex a = { .cqe = 16 };
 	struct ibv_device_attr dev;
 
-	a.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
-	try_create(ctx, a, EOPNOTSUPP,
-		   "create_cq_ex: completion timestamp refused: EOPNOTSUPP");
-	a.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
-	try_create(ctx, a, EOPNOTSUPP,
-		   "create_cq_ex: wallclock timestamp refused: EOPNOTSUPP");
 	a.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN;
 	try_create(ctx, a, EOPNOTSUPP,
 		   "create_cq_ex: standard flags plus CVLAN refused: EOPNOTSUPP");
@@ -149,6 +155,95 @@ static void test_refused(struct ibv_context *ctx)
 		   "create_cq_ex: comp_vector past the device's: EINVAL");
 }
 
+/* ---- the device's clock ---- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The core clock's count, by ibv_query_rt_values_ex (0 on failure). */
+static uint64_t core_clock(struct ibv_context *ctx)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+
+	if (ibv_query_rt_values_ex(ctx, &v) ||
+	    v.comp_mask != IBV_VALUES_MASK_RAW_CLOCK)
+		return 0;
+	return v.raw_clock.tv_nsec;
+}
+
+static struct times times_now(struct ibv_context *ctx)
+{
+	return (struct times){ core_clock(ctx), clock_ns(CLOCK_REALTIME) };
+}
+
+/*
+ * hca_core_clock 1 GHz and a 64-bit counter, which
+ * ibv_query_rt_values_ex reads as CLOCK_MONOTONIC_RAW: between two reads
+ * of it, and again later.
+ */
+static void test_clock(struct ibv_context *ctx)
+{
+	struct ibv_values_ex bad = { .comp_mask = 1 << 1 };
+	struct ibv_device_attr_ex attr;
+	uint64_t t0, t1, c, c2;
+	int ret;
+
+	ret = ibv_query_device_ex(ctx, NULL, &attr);
+	result(!ret && attr.hca_core_clock == 1000000 &&
+	       attr.completion_timestamp_mask == UINT64_MAX,
+	       "query_device_ex: hca_core_clock 1000000 kHz, 64-bit mask",
+	       "ret %d, clock %llu kHz, mask %#llx", ret,
+	       (unsigned long long)attr.hca_core_clock,
+	       (unsigned long long)attr.completion_timestamp_mask);
+	t0 = clock_ns(CLOCK_MONOTONIC_RAW);
+	c = core_clock(ctx);
+	t1 = clock_ns(CLOCK_MONOTONIC_RAW);
+	c2 = core_clock(ctx);
+	result(c >= t0 && c <= t1 && c2 >= c,
+	       "query_rt_values_ex: the core clock is CLOCK_MONOTONIC_RAW",
+	       "%llu, then %llu, not in [%llu, %llu]", (unsigned long long)c,
+	       (unsigned long long)c2, (unsigned long long)t0,
+	       (unsigned long long)t1);
+	ret = ibv_query_rt_values_ex(ctx, &bad);
+	result(ret == EINVAL, "query_rt_values_ex: an unknown bit: EINVAL",
+	       "ret %d", ret);
+}
+
+/*
+ * The times of @n completions of @e, in the order read: between @t0 and
+ * @t1, none before the one read before it.
+ */
+static void check_times(const struct end *e, const struct cqe *c, int n,
+			struct times t0, struct times t1, const char *what)
+{
+	uint64_t ts = t0.core, wall = t0.wall;
+	char name[128];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (c[i].ts < ts || c[i].ts > t1.core ||
+		    c[i].wallclock < wall || c[i].wallclock > t1.wall)
+			break;
+		ts = c[i].ts;
+		wall = c[i].wallclock;
+	}
+	snprintf(name, sizeof(name),
+		 "%s: %s: %d completion times in order, in the window",
+		 e->name, what, n);
+	result(n && i == n, name,
+	       "completion %d: core %llu in [%llu, %llu], wall %llu in "
+	       "[%llu, %llu]", i,
+	       (unsigned long long)(i < n ? c[i].ts : 0),
+	       (unsigned long long)ts, (unsigned long long)t1.core,
+	       (unsigned long long)(i < n ? c[i].wallclock : 0),
+	       (unsigned long long)wall, (unsigned long long)t1.wall);
+}
+
 /* ---- setup ---- */
 
 static void to_rts_ud(struct ibv_qp *qp)
@@ -169,7 +264,7 @@ static void to_rts_ud(struct ibv_qp *qp)
 }
 
 static void open_end(struct end *e, const char *name, int gid_index,
-		     uint32_t cq_flags)
+		     uint32_t cq_flags, bool ts)
 {
 	struct ibv_cq_init_attr_ex ca = {
 		.cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS,
@@ -204,10 +299,15 @@ static void open_end(struct end *e, const char *name, int gid_index,
 	if (!e->mr || !e->chan)
 		fatal("PD, channel, MR", errno);
 	ca.channel = e->chan;
+	e->ts = ts;
+	if (ts)
+		ca.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 	e->cq = ibv_create_cq_ex(e->ctx, &ca);
 	result(e->cq != NULL, cq_flags ?
 	       "create_cq_ex: standard flags, single-threaded, a channel" :
-	       "create_cq_ex: standard flags, a channel", "errno %d", errno);
+	       "create_cq_ex: standard flags, both timestamps, a channel",
+	       "errno %d", errno);
 	if (!e->cq)
 		exit(exit_status());
 	qa.send_cq = ibv_cq_ex_to_cq(e->cq);
@@ -338,8 +438,10 @@ static void post_send(struct end *e, const struct end *peer, int m)
 
 /* ---- polling through the extended API ---- */
 
-static void read_cur(struct ibv_cq_ex *cq, struct cqe *c)
+static void read_cur(const struct end *e, struct cqe *c)
 {
+	struct ibv_cq_ex *cq = e->cq;
+
 	*c = (struct cqe){
 		.wr_id = cq->wr_id,
 		.status = cq->status,
@@ -355,6 +457,10 @@ static void read_cur(struct ibv_cq_ex *cq, struct cqe *c)
 	};
 	if (c->wc_flags & IBV_WC_WITH_IMM)
 		c->imm = ntohl(ibv_wc_read_imm_data(cq));
+	if (e->ts) {
+		c->ts = ibv_wc_read_completion_ts(cq);
+		c->wallclock = ibv_wc_read_completion_wallclock_ns(cq);
+	}
 }
 
 /*
@@ -378,7 +484,7 @@ static int poll_ex(struct end *e, struct cqe *out, int n, const char *what)
 		if (ret)
 			break;
 		do
-			read_cur(e->cq, &out[got++]);
+			read_cur(e, &out[got++]);
 		while (got < MAX_WC && !(ret = ibv_next_poll(e->cq)));
 		ibv_end_poll(e->cq);
 		seqs++;
@@ -446,12 +552,14 @@ static void test_rc(struct end *a, struct end *b)
 		IBV_WC_RECV, IBV_WC_RECV, IBV_WC_RECV_RDMA_WITH_IMM,
 	};
 	struct cqe got[MAX_WC], want;
+	struct times t0, t1;
 	char name[96];
 	int m, n;
 
 	/* The WRITE's receive WQE gets no data: it has no SGE. */
 	for (m = M_SEND; m <= M_WRITE_IMM; m++)
 		post_recv(b, b->rc, m, m == M_WRITE_IMM ? 0 : 4096);
+	t0 = times_now(b->ctx);
 	for (m = M_SEND; m <= M_WRITE_IMM; m++)
 		post_send(a, b, m);
 
@@ -464,7 +572,16 @@ static void test_rc(struct end *a, struct end *b)
 		snprintf(name, sizeof(name), "%s: send completion", what[m]);
 		check_cqe(a, &got[m], &want, name);
 	}
+	/*
+	 * The receives are in b's ring by now (the sends were acknowledged):
+	 * a resize moves them, times included, into a ring of its own.
+	 */
+	result(!ibv_resize_cq(ibv_cq_ex_to_cq(b->cq), 200),
+	       "resize the CQ with timestamps, its CQEs outstanding",
+	       "errno %d", errno);
 	n = poll_ex(b, got, 3, "RC receives");
+	t1 = times_now(b->ctx);
+	check_times(b, got, n, t0, t1, "RC receives");
 	for (m = 0; m < n && m < 3; m++) {
 		want = (struct cqe){
 			.wr_id = wr_id('r', m), .status = IBV_WC_SUCCESS,
@@ -552,9 +669,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	open_end(&a, argv[1], atoi(argv[2]),
-		 IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
-	open_end(&b, argv[3], atoi(argv[4]), 0);
+		 IBV_CREATE_CQ_ATTR_SINGLE_THREADED, false);
+	open_end(&b, argv[3], atoi(argv[4]), 0, true);
 	test_refused(a.ctx);
+	test_clock(b.ctx);
 	connect_rc(&a, &b);
 	connect_rc(&b, &a);
 	test_empty(&a);
