@@ -6,7 +6,9 @@
 # skip), and on rdma_rxe's rxe0 over the same kernel and suite, the
 # reference (its own failures are reported, not counted).  PYVERBS_TESTS
 # names another copy of the suite.  Each run prints its pass, skip and
-# fail counts and every skip with its reason.
+# fail counts and every skip with its reason.  The suite's huge-page tests
+# (MAP_HUGETLB, IBV_ACCESS_HUGETLB) take 2 MiB huge pages from a pool that
+# huge_pool fills for the run.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
 export RDMAV_DRIVERS=$VHCA_PROVIDER
@@ -138,6 +140,19 @@ port_up() {
 	wait_for 10 gid_index "$1" "$5.1" >/dev/null
 }
 
+# huge_pool N: N huge pages of 2 MiB for the suites (each of the tests
+# that map them takes one or two, and two suites may run at once), 32 MiB
+# of the guest's 2 GiB for 16; 0 gives them back.  A kernel without 2 MiB
+# huge pages skips the check, and the suite those tests.
+huge_pool() {
+	hugepages "$1"
+	case $? in
+	0) pass "huge pages of 2 MiB in the pool: $1" ;;
+	2) skip "huge pages of 2 MiB in the pool: $1" "the kernel has none" ;;
+	*) fail "huge pages of 2 MiB in the pool: $1 (has $(cat $HUGEPAGES_2M/nr_hugepages))" ;;
+	esac
+}
+
 # rxe_suite: rdma_rxe's rxe0 on veth2 (10.0.1.1), the suite on it, and its
 # removal; what failed on the way goes to $T/rxe0.res (_setup), for judge.
 rxe_suite() {
@@ -161,6 +176,7 @@ rxe_suite() {
 # Linux 7.1 holds UDP port 4791 of the initial one.
 on_vhca() {
 	check "the suite ($SUITE)" suite_copy
+	huge_pool 16
 	_bg=
 	if t_selected "${VHCA_KERNEL:-stock}/pyverbs/rxe"; then
 		rxe_suite >$T/rxe0.out 2>&1 &
@@ -176,6 +192,7 @@ on_vhca() {
 	check "rmmod vhca" rmmod vhca
 	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 	[ -z "$_bg" ] || wait $_bg
+	huge_pool 0
 }
 scenario vhca on_vhca 2500 stock
 
@@ -183,7 +200,9 @@ scenario vhca on_vhca 2500 stock
 on_rxe() {
 	if [ ! -e $T/rxe0.res ]; then
 		check "the suite ($SUITE)" suite_copy
+		huge_pool 16
 		rxe_suite >$T/rxe0.out 2>&1
+		huge_pool 0
 	fi
 	cat $T/rxe0.out
 	judge rxe0 0

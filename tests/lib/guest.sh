@@ -103,6 +103,17 @@ wait_for() {
 	done
 }
 
+# hugepages N: N huge pages of 2 MiB in the pool (vm.nr_hugepages of that
+# size), for programs that map them (MAP_HUGETLB); 0 empties the pool.
+# Status 2 when the kernel has no 2 MiB huge pages, 1 when it could not
+# find N.
+HUGEPAGES_2M=/sys/kernel/mm/hugepages/hugepages-2048kB
+hugepages() {
+	[ -e $HUGEPAGES_2M/nr_hugepages ] || return 2
+	echo "$1" >$HUGEPAGES_2M/nr_hugepages 2>/dev/null
+	[ "$(cat $HUGEPAGES_2M/nr_hugepages)" = "$1" ]
+}
+
 # listening PORT...: a TCP socket listens on one of them, here or in the
 # namespace peer.  (Read from /proc: ss would load the sock_diag modules,
 # whose text patching once crashed a TCG guest.)
