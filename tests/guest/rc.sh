@@ -37,10 +37,16 @@ pingpong() {
 			"ibv_rc_pingpong -d vhca0 -g $G0 $args" \
 			"ibv_rc_pingpong -d vhca1 -g $G1 $args 10.0.0.1"
 	done
+	# -t: completions read through ibv_cq_ex with their timestamps.
+	check "ibv_rc_pingpong -t -n 200 (one namespace, completion timestamps)" \
+		pair ppts "ibv_rc_pingpong -d vhca0 -g $G0 -t -n 200" \
+		"ibv_rc_pingpong -d vhca1 -g $G1 -t -n 200 10.0.0.1"
+	check "ibv_rc_pingpong -t reports its receive completions' clock cycles" \
+		grep -q "Average receive completion clock cycles" $T/ppts.cli
 }
 # Stock kernel only: its variants (event mode, 1 byte to 1 MiB, 10000
-# round trips) run the paths of perftest, lossy (multi-packet messages)
-# and rmmod-busy (-e).
+# round trips, completion timestamps) run the paths of perftest, lossy
+# (multi-packet messages) and rmmod-busy (-e).
 scenario pingpong pingpong 900 stock
 
 perftest() {
