@@ -4,8 +4,10 @@
  * a reference per receiver instead of a grace period per destroy.
  */
 #include <linux/slab.h>
+#include <rdma/ib_verbs.h>
 
 #include "vhca_handle.h"
+#include "vhca_param.h"
 
 struct vhca_handle *vhca_handle_alloc(void *obj, gfp_t gfp)
 {
@@ -46,16 +48,41 @@ void vhca_handle_put(struct vhca_handle *h)
 }
 
 /*
+ * Wait for the last reference to h, the object what number index of
+ * ibdev's.  One still held after warn_after jiffies is a leak (receivers
+ * hold theirs for a packet or a run): it is reported once, and the wait
+ * goes on, since freeing the object would hand its holder freed memory.
+ * Returns whether it was reported.
+ */
+static bool vhca_handle_wait(struct ib_device *ibdev, const char *what,
+			     unsigned long index, struct vhca_handle *h,
+			     unsigned long warn_after)
+{
+	unsigned long start = jiffies;
+
+	if (wait_for_completion_timeout(&h->idle, warn_after))
+		return false;
+	ibdev_warn(ibdev, "destroy of %s %lu waits: a reference is still held after %u ms\n",
+		   what, index, jiffies_to_msecs(jiffies - start));
+	wait_for_completion(&h->idle);
+	ibdev_info(ibdev, "destroy of %s %lu: its last reference went after %u ms\n",
+		   what, index, jiffies_to_msecs(jiffies - start));
+	return true;
+}
+
+/*
  * Take the object out of xa and wait for the receivers holding it: none
  * holds it, nor finds it, once this returns.  Their references are held
  * for one packet or one run (at most VHCA_REQ_SEG_BYTES of copying), so
- * the wait is short; the handle itself goes after a grace period.
+ * the wait is short; the handle itself goes after a grace period.  what
+ * and index name the object in the report of a leaked reference.
  */
-void vhca_handle_remove(struct xarray *xa, unsigned long index,
+void vhca_handle_remove(struct ib_device *ibdev, const char *what,
+			struct xarray *xa, unsigned long index,
 			struct vhca_handle *h)
 {
 	xa_erase_irq(xa, index);
 	vhca_handle_put(h);
-	wait_for_completion(&h->idle);
+	vhca_handle_wait(ibdev, what, index, h, VHCA_HANDLE_WARN_SECS * HZ);
 	kfree_rcu(h, rcu);
 }

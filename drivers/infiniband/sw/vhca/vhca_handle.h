@@ -11,6 +11,8 @@
 #include <linux/refcount.h>
 #include <linux/xarray.h>
 
+struct ib_device;
+
 /*
  * The core frees a QP as soon as its destroy verb returns, so a
  * receiver that found one under RCU alone could still be using it then,
@@ -31,7 +33,8 @@ void vhca_handle_free(struct vhca_handle *h);
 void *vhca_handle_get(struct xarray *xa, unsigned long index);
 bool vhca_handle_tryget(struct vhca_handle *h);
 void vhca_handle_put(struct vhca_handle *h);
-void vhca_handle_remove(struct xarray *xa, unsigned long index,
+void vhca_handle_remove(struct ib_device *ibdev, const char *what,
+			struct xarray *xa, unsigned long index,
 			struct vhca_handle *h);
 
 #endif /* VHCA_HANDLE_H */

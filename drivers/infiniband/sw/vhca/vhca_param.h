@@ -102,6 +102,13 @@
 #define VHCA_REQ_SEGS		8
 #define VHCA_REQ_SEG_BYTES	16384
 
+/*
+ * Destroy of a QP or an XRC SRQ: seconds it waits for the receivers'
+ * references (each held for one packet or one run) before it reports one
+ * as leaked; it waits on.
+ */
+#define VHCA_HANDLE_WARN_SECS	10
+
 /* Doorbell: poll_budget's default, microseconds of watching an idle ring. */
 #define VHCA_POLL_BUDGET_US	20
 

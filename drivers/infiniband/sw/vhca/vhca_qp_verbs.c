@@ -229,7 +229,8 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_qpn:
-	vhca_handle_remove(&vdev->qp_xa, ibqp->qp_num, qp->handle);
+	vhca_handle_remove(&vdev->ibdev, "QP", &vdev->qp_xa, ibqp->qp_num,
+			   qp->handle);
 err_engine:
 	vhca_engine_qp_fini(qp);
 err_rings:
@@ -348,7 +349,8 @@ int vhca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibqp->device);
 	struct vhca_qp *qp = to_vqp(ibqp);
 
-	vhca_handle_remove(&vdev->qp_xa, ibqp->qp_num, qp->handle);
+	vhca_handle_remove(&vdev->ibdev, "QP", &vdev->qp_xa, ibqp->qp_num,
+			   qp->handle);
 	vhca_engine_qp_fini(qp);
 	vhca_engine_qp_linger(qp);
 	vhca_recs_free(vdev, qp->uctx, &qp->recs);

@@ -97,7 +97,8 @@ static void vhca_cq_test_exit(struct kunit *test)
 {
 	struct vhca_cq_test *t = test->priv;
 
-	vhca_handle_remove(&t->vdev->qp_xa, 1, t->qp->handle);
+	vhca_handle_remove(&t->vdev->ibdev, "QP", &t->vdev->qp_xa, 1,
+			   t->qp->handle);
 	xa_destroy(&t->vdev->qp_xa);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_cq), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_srq), 0);

@@ -143,8 +143,8 @@ static void free_qp(struct engine_test *t, struct vhca_qp *qp)
 	WRITE_ONCE(qp->dying, true);
 	/* A case may free a QP itself before the exit frees it again. */
 	if (qp->handle)
-		vhca_handle_remove(&t->vdev->qp_xa, qp->ibqp.qp_num,
-				   qp->handle);
+		vhca_handle_remove(&t->vdev->ibdev, "QP", &t->vdev->qp_xa,
+				   qp->ibqp.qp_num, qp->handle);
 	qp->handle = NULL;
 	timer_shutdown_sync(&qp->req.rexmit_timer);
 	hrtimer_cancel(&qp->req.rnr_timer);

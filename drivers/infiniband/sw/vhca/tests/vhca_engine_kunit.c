@@ -38,10 +38,12 @@
 #include "vhca_engine_xrc_kunit.c"
 #include "vhca_engine_direct_kunit.c"
 #include "vhca_engine_hostile_kunit.c"
+#include "vhca_engine_handle_kunit.c"
 
 kunit_test_suites(&vhca_engine_req_suite, &vhca_engine_retry_suite,
 		  &vhca_engine_wrap_suite, &vhca_engine_resp_suite,
 		  &vhca_engine_frwr_suite, &vhca_engine_atomic_suite,
 		  &vhca_engine_flush_suite,
 		  &vhca_engine_uc_suite, &vhca_engine_xrc_suite,
-		  &vhca_engine_direct_suite, &vhca_engine_hostile_suite);
+		  &vhca_engine_direct_suite, &vhca_engine_hostile_suite,
+		  &vhca_engine_handle_suite);
