@@ -5,7 +5,7 @@
 # kernel's view: rdma resource and rdma statistic, the MAD layer's GSI QP,
 # and coherent memory back to where it started (no growth over the cycles);
 # rings of destroyed objects kept mapped, and the memory cgroup's charge;
-# QPs and SRQs destroyed with traffic to them in flight.
+# QPs, SRQs and XRC SRQs destroyed with traffic to them in flight.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
 export RDMAV_DRIVERS=$VHCA_PROVIDER
@@ -123,11 +123,12 @@ charge() {
 }
 scenario charge charge 60 stock
 
-# QPs and SRQs destroyed while traffic to them is in flight (vhca_churn),
-# delivered in the kernel, then through the IP stack (force_wire): each
-# round 3 QPs and an SRQ, so 500 rounds destroy 1500 QPs a pass (200 on
-# the debug kernel, whose KASAN is what sees a receiver, timer or work
-# item left in a QP or SRQ freed).  The destroys per second are a figure.
+# QPs, SRQs and XRC SRQs destroyed while traffic to them is in flight
+# (vhca_churn), delivered in the kernel, then through the IP stack
+# (force_wire): each round 5 QPs, an SRQ and an XRC SRQ, so 500 rounds
+# destroy 2500 QPs a pass (200 on the debug kernel, whose KASAN is what
+# sees a receiver, timer or work item left in a QP, SRQ or XRC SRQ
+# freed).  The destroys per second are a figure.
 churn() {
 	one_port
 	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null

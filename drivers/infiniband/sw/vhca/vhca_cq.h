@@ -7,6 +7,7 @@
 
 #include <rdma/ib_verbs.h>
 
+#include "vhca_handle.h"
 #include "vhca_ring.h"
 
 /*
@@ -52,6 +53,7 @@ struct vhca_srq {
 	u32 tail;			/* the device's consumer index */
 	u32 limit;			/* armed SRQ limit, 0: not armed */
 	u32 xrc_srqn;			/* XRC SRQ: its number; else 0 */
+	struct vhca_handle *handle;	/* XRC SRQ: in xsrq_xa */
 };
 
 /* An XRC domain: XRC SRQs and XRC_TGT QPs share it; no state of its own. */
@@ -101,13 +103,15 @@ int vhca_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int vhca_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /*
- * For the receive path, under RCU: the XRC SRQ numbered srqn if it is of
- * xrcd, else NULL.  It stays valid until rcu_read_unlock(): destroy_srq
- * waits for the receivers (synchronize_net()).
+ * For the receive path, from any context: the XRC SRQ numbered srqn if it
+ * is of xrcd, referenced, else NULL.  Its destroy_srq waits for
+ * vhca_xsrq_put() (NULL: nothing), so hold it for one request or one run
+ * of responses, never longer.
  */
 struct vhca_dev;
-struct vhca_srq *vhca_xsrq_lookup(struct vhca_dev *vdev, u32 srqn,
-				  const struct ib_xrcd *xrcd);
+struct vhca_srq *vhca_xsrq_get(struct vhca_dev *vdev, u32 srqn,
+			       const struct ib_xrcd *xrcd);
+void vhca_xsrq_put(struct vhca_srq *srq);
 int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vhca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);

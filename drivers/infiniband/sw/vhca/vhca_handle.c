@@ -73,8 +73,9 @@ static bool vhca_handle_wait(struct ib_device *ibdev, const char *what,
 /*
  * Take the object out of xa and wait for the receivers holding it: none
  * holds it, nor finds it, once this returns.  Their references are held
- * for one packet or one run (at most VHCA_REQ_SEG_BYTES of copying), so
- * the wait is short; the handle itself goes after a grace period.  what
+ * for one packet, one run (at most VHCA_REQ_SEG_BYTES of copying) or one
+ * pass of READ responses, so the wait is short; the handle itself goes
+ * after a grace period.  what
  * and index name the object in the report of a leaked reference.
  */
 void vhca_handle_remove(struct ib_device *ibdev, const char *what,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Handles: what the table of QPs by number, which the receive path
- * searches, holds instead of the QPs themselves.
+ * Handles: what the tables the receive path searches (QPs by number, XRC
+ * SRQs by number) hold instead of the objects themselves.
  */
 #ifndef VHCA_HANDLE_H
 #define VHCA_HANDLE_H
@@ -14,7 +14,7 @@
 struct ib_device;
 
 /*
- * The core frees a QP as soon as its destroy verb returns, so a
+ * The core frees a QP or an SRQ as soon as its destroy verb returns, so a
  * receiver that found one under RCU alone could still be using it then,
  * unless destroy waited for a grace period.  A receiver takes a reference
  * on the object's handle instead (vhca_handle_get()), and destroy waits

@@ -94,13 +94,11 @@ static void vhca_qp_flush_msg(struct vhca_qp *qp)
 		return;
 	}
 	/* XRC_TGT: to the CQ of the XRC SRQ, unless it is gone. */
-	rcu_read_lock();
-	srq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device), msg->xrc_srqn,
-			       qp->xrcd);
+	srq = vhca_xsrq_get(to_vdev(qp->ibqp.device), msg->xrc_srqn, qp->xrcd);
 	if (srq)
 		vhca_flush_cqe(qp, srq->ibsrq.ext.cq, msg->rwqe.wr_id,
 			       IB_WC_RECV);
-	rcu_read_unlock();
+	vhca_xsrq_put(srq);
 }
 
 /* Flush the receive queue; under rq_lock. */

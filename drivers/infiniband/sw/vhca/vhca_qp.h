@@ -157,8 +157,8 @@ struct vhca_qp_resp {
 	bool uc_drop;			/* UC: dropping up to a FIRST or ONLY */
 	struct vhca_rmsg msg;		/* also UD's receive WQE */
 	/*
-	 * XRC_TGT: the XRC SRQ of the request being executed, looked up
-	 * for it under RCU (vhca_resp.c); NULL otherwise.
+	 * XRC_TGT: the XRC SRQ of the request being executed, referenced
+	 * for it (vhca_resp.c); NULL otherwise.
 	 */
 	struct vhca_srq *xsrq;
 	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];

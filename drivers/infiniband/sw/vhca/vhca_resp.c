@@ -411,7 +411,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * WQE, the CQ and the PD of its memory accesses), the same for every
  * packet of a message.  A READ keeps the number: its responses, built
  * later, look the SRQ up again (vhca_resp_rd.c).  0 with qp->resp.xsrq
- * set, or a NAK code.  Under rq_lock and RCU.
+ * set and referenced for this request, or a NAK code.  Under rq_lock.
  */
 static int vhca_resp_xrc_srq(struct vhca_qp *qp, const struct vhca_pkt *pkt)
 {
@@ -419,8 +419,8 @@ static int vhca_resp_xrc_srq(struct vhca_qp *qp, const struct vhca_pkt *pkt)
 
 	if (msg->active && msg->xrc_srqn != pkt->xrc_srqn)
 		return VHCA_NAK_INVALID_REQ;
-	qp->resp.xsrq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device),
-					 pkt->xrc_srqn, qp->xrcd);
+	qp->resp.xsrq = vhca_xsrq_get(to_vdev(qp->ibqp.device),
+				      pkt->xrc_srqn, qp->xrcd);
 	if (!qp->resp.xsrq)
 		return VHCA_NAK_INVALID_REQ;
 	msg->xrc_srqn = pkt->xrc_srqn;
@@ -561,6 +561,8 @@ static bool vhca_resp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	      vhca_resp_xrc_srq(qp, pkt) : 0;
 	if (!ret)
 		ret = vhca_resp_exec(qp, pkt, opflags, in, npsn, &list);
+	/* The XRC SRQ is held for this request only. */
+	vhca_xsrq_put(qp->resp.xsrq);
 	qp->resp.xsrq = NULL;
 	if (ret == -EREMOTEIO) {
 		/* A message this run began is not begun. */

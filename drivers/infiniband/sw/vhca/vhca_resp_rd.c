@@ -15,40 +15,44 @@
 /*
  * The PD a READ is checked against: the QP's, or an XRC_TGT QP's, that of
  * the XRC SRQ its request named, looked up again each time (NULL once it
- * is destroyed: the rest of the READ is refused).  Under RCU: an SRQ
- * found holds its PD.
+ * is destroyed: the rest of the READ is refused).  That SRQ, which holds
+ * the PD, is in *srq, referenced until vhca_xsrq_put(*srq).
  */
-static const struct ib_pd *vhca_rd_pd(struct vhca_qp *qp, u32 xrc_srqn)
+static const struct ib_pd *vhca_rd_pd(struct vhca_qp *qp, u32 xrc_srqn,
+				      struct vhca_srq **srq)
 {
-	struct vhca_srq *srq;
-
+	*srq = NULL;
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
 		return qp->ibqp.pd;
-	srq = vhca_xsrq_lookup(to_vdev(qp->ibqp.device), xrc_srqn, qp->xrcd);
-	return srq ? srq->ibsrq.pd : NULL;
+	*srq = vhca_xsrq_get(to_vdev(qp->ibqp.device), xrc_srqn, qp->xrcd);
+	return *srq ? (*srq)->ibsrq.pd : NULL;
 }
 
 /*
  * The MR a READ names, referenced and checked for remote read through
- * the XRC SRQ xrc_srqn's PD or the QP's, or NULL.  Under RCU.
+ * the XRC SRQ xrc_srqn's PD or the QP's, or NULL.
  */
 static struct vhca_mr *vhca_resp_read_mr(struct vhca_qp *qp,
 					 const struct vhca_pkt *pkt,
 					 u32 xrc_srqn)
 {
+	const struct ib_pd *pd;
+	struct vhca_srq *srq;
 	struct vhca_mr *mr;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		return NULL;
 	mr = vhca_mr_get(to_vdev(qp->ibqp.device), pkt->reth_rkey);
-	if (mr && vhca_mr_check_remote_pd(mr, pkt->reth_rkey,
-					  vhca_rd_pd(qp, xrc_srqn),
-					  qp->ibqp.qp_num, pkt->reth_va,
-					  pkt->reth_len,
-					  IB_ACCESS_REMOTE_READ)) {
-		vhca_mr_put(mr);
+	if (!mr)
 		return NULL;
+	pd = vhca_rd_pd(qp, xrc_srqn, &srq);
+	if (vhca_mr_check_remote_pd(mr, pkt->reth_rkey, pd, qp->ibqp.qp_num,
+				    pkt->reth_va, pkt->reth_len,
+				    IB_ACCESS_REMOTE_READ)) {
+		vhca_mr_put(mr);
+		mr = NULL;
 	}
+	vhca_xsrq_put(srq);
 	return mr;
 }
 
@@ -198,6 +202,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 mtu = vhca_qp_mtu(qp), rkey = at->rkey, i, index;
+	struct vhca_srq *srq = NULL;
 	const struct ib_pd *pd = NULL;
 	struct vhca_mr *mr = NULL;
 	struct sk_buff *skb;
@@ -209,9 +214,8 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		if (!mr)
 			return -EACCES;
 	}
-	rcu_read_lock();
 	if (mr)
-		pd = vhca_rd_pd(qp, at->xrc_srqn);
+		pd = vhca_rd_pd(qp, at->xrc_srqn, &srq);
 	for (i = 0; i < n && !err; i++) {
 		struct vhca_pkt rsp = {
 			.dqpn = qp->attr.dest_qp_num,
@@ -249,7 +253,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		else
 			__skb_queue_tail(list, skb);
 	}
-	rcu_read_unlock();
+	vhca_xsrq_put(srq);
 	if (mr)
 		vhca_mr_put(mr);
 	return err ? -EACCES : i;

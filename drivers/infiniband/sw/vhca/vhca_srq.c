@@ -7,8 +7,9 @@
  * vhca_srq_take and publishes its consumer index in the status record
  * (tail[0]).  Every slot is usable: the SRQ holds ring.count WQEs.  An XRC
  * SRQ belongs to an XRC domain and has a CQ of its own; it has a random
- * 24-bit number (xsrq_xa) that XRC requests name in their XRCETH
- * (vhca_resp.c looks it up for XRC_TGT QPs of the same domain).
+ * 24-bit number that XRC requests name in their XRCETH: xsrq_xa holds
+ * its handle (vhca_handle.h), and the responder of an XRC_TGT QP of the
+ * same domain takes a reference for each request (vhca_xsrq_get()).
  */
 #include <linux/log2.h>
 #include <linux/random.h>
@@ -85,25 +86,51 @@ static int vhca_xsrq_alloc_num(struct vhca_dev *vdev, struct vhca_srq *srq)
 	int tries, err = -EBUSY;
 	u32 srqn = 0;
 
+	srq->handle = vhca_handle_alloc(srq, srq->uctx ? GFP_KERNEL_ACCOUNT :
+							 GFP_KERNEL);
+	if (!srq->handle)
+		return -ENOMEM;
 	for (tries = 0; tries < VHCA_XSRQN_TRIES && err == -EBUSY; tries++) {
 		srqn = get_random_u32_inclusive(1, IB_QPN_MASK);
-		err = xa_insert_irq(&vdev->xsrq_xa, srqn, srq, GFP_KERNEL);
+		err = xa_insert_irq(&vdev->xsrq_xa, srqn, srq->handle,
+				    GFP_KERNEL);
 	}
-	if (err)
+	if (err) {
+		vhca_handle_free(srq->handle);
+		srq->handle = NULL;
 		return err == -EBUSY ? -ENOMEM : err;
+	}
 	srq->xrc_srqn = srqn;
 	srq->ibsrq.ext.xrc.srq_num = srqn;
 	return 0;
 }
 
-struct vhca_srq *vhca_xsrq_lookup(struct vhca_dev *vdev, u32 srqn,
-				  const struct ib_xrcd *xrcd)
+struct vhca_srq *vhca_xsrq_get(struct vhca_dev *vdev, u32 srqn,
+			       const struct ib_xrcd *xrcd)
 {
-	struct vhca_srq *srq = xa_load(&vdev->xsrq_xa, srqn);
+	struct vhca_srq *srq;
 
-	if (!srq || !xrcd || srq->ibsrq.ext.xrc.xrcd != xrcd)
+	rcu_read_lock();
+	srq = vhca_handle_get(&vdev->xsrq_xa, srqn);
+	rcu_read_unlock();
+	if (srq && (!xrcd || srq->ibsrq.ext.xrc.xrcd != xrcd)) {
+		vhca_xsrq_put(srq);
 		return NULL;
+	}
 	return srq;
+}
+
+void vhca_xsrq_put(struct vhca_srq *srq)
+{
+	if (srq)
+		vhca_handle_put(srq->handle);
+}
+
+/* Out of xsrq_xa, and held by no receiver any more. */
+static void vhca_xsrq_remove(struct vhca_dev *vdev, struct vhca_srq *srq)
+{
+	vhca_handle_remove(&vdev->ibdev, "XRC SRQ", &vdev->xsrq_xa,
+			   srq->xrc_srqn, srq->handle);
 }
 
 /*
@@ -157,10 +184,8 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_num:
-	if (srq->xrc_srqn) {
-		xa_erase_irq(&vdev->xsrq_xa, srq->xrc_srqn);
-		synchronize_net();
-	}
+	if (srq->xrc_srqn)
+		vhca_xsrq_remove(vdev, srq);
 err_queue:
 	vhca_queue_free(vdev, srq->uctx, &srq->ring, &srq->recs);
 err_count:
@@ -219,11 +244,8 @@ int vhca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibsrq->device);
 	struct vhca_srq *srq = to_vsrq(ibsrq);
 
-	if (srq->xrc_srqn) {
-		xa_erase_irq(&vdev->xsrq_xa, srq->xrc_srqn);
-		/* Receives run under RCU: none holds the SRQ after this. */
-		synchronize_net();
-	}
+	if (srq->xrc_srqn)
+		vhca_xsrq_remove(vdev, srq);
 	vhca_recs_free(vdev, srq->uctx, &srq->recs);
 	vhca_rings_release(vdev, &vdev->n_srq, &srq->ring, NULL);
 	return 0;

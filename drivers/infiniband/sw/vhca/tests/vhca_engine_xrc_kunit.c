@@ -245,6 +245,64 @@ static void engine_xrc_read_srq_gone(struct kunit *test)
 	expect_nothing_sent(test);
 }
 
+/* destroy_srq of an XRC SRQ, run by a work item. */
+struct xrc_destroyer {
+	struct work_struct work;
+	struct vhca_srq *srq;
+	struct completion done;
+};
+
+static void xrc_destroy_work(struct work_struct *work)
+{
+	struct xrc_destroyer *d = container_of(work, struct xrc_destroyer,
+					       work);
+
+	vhca_destroy_srq(&d->srq->ibsrq, NULL);
+	complete(&d->done);
+}
+
+/*
+ * An XRC SRQ destroyed while a receiver holds it (as the responder does
+ * for a request): no request finds it from the start of destroy_srq, which
+ * returns only after the receiver's put; until then the receiver still
+ * takes a receive WQE from it (KASAN sees a ring freed early).
+ */
+static void engine_xrc_destroy_waits(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_srq *srq, *held, *found;
+	struct vhca_sge sge[VHCA_MAX_SGE];
+	struct xrc_destroyer d;
+	struct vhca_recv_wqe wqe;
+	struct xrc_test x;
+	int i;
+
+	xrc_setup(test, &x);
+	srq = x.srq[0];
+	xrc_post_srq(test, t, srq, 21, t->remote, 64);
+	held = vhca_xsrq_get(t->vdev, srq->xrc_srqn, &x.xrcd);
+	KUNIT_ASSERT_PTR_EQ(test, held, srq);
+	/* The work item destroys it, not the end of the test. */
+	kunit_remove_action(test, xrc_destroy_srq, srq);
+	d.srq = srq;
+	init_completion(&d.done);
+	INIT_WORK_ONSTACK(&d.work, xrc_destroy_work);
+	queue_work(system_unbound_wq, &d.work);
+	for (i = 0; i < 500 && xa_load(&t->vdev->xsrq_xa, srq->xrc_srqn); i++)
+		msleep(20);
+	KUNIT_EXPECT_NULL(test, xa_load(&t->vdev->xsrq_xa, srq->xrc_srqn));
+	found = vhca_xsrq_get(t->vdev, srq->xrc_srqn, &x.xrcd);
+	KUNIT_EXPECT_NULL(test, found);
+	vhca_xsrq_put(found);
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+	KUNIT_EXPECT_EQ(test, vhca_srq_take(held, &wqe, sge), 0);
+	KUNIT_EXPECT_EQ(test, wqe.wr_id, 21ULL);
+	vhca_xsrq_put(held);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&d.done, 10 * HZ));
+	flush_work(&d.work);
+	destroy_work_on_stack(&d.work);
+}
+
 /*
  * A SEND naming srqn is NAKed as an invalid request: the requester's WQE
  * completes with REM_INV_REQ_ERR, the XRC_TGT QP fails, nothing lands.
@@ -371,6 +429,7 @@ static struct kunit_case vhca_engine_xrc_cases[] = {
 	KUNIT_CASE(engine_xrc_send_write),
 	KUNIT_CASE(engine_xrc_read),
 	KUNIT_CASE(engine_xrc_read_srq_gone),
+	KUNIT_CASE(engine_xrc_destroy_waits),
 	KUNIT_CASE(engine_xrc_unknown_srqn),
 	KUNIT_CASE(engine_xrc_other_domain),
 	KUNIT_CASE(engine_xrc_tgt_srq_only),
