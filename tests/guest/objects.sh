@@ -85,11 +85,14 @@ scenario cycles cycles 300
 # until unmapped they count as CQs and against the context's coherent
 # quota, lowered to 1 MiB here (about 250 one-page rings, under a second
 # on the stock kernel), so that creation is refused (ENOMEM) at the quota
-# rather than never; unmapped, they go and creation works again.
+# rather than never; unmapped, they go and creation works again.  rdma
+# statistic names the limit: limit_ctx_coherent, one refusal.
 rings() {
 	one_port
 	P=/sys/module/vhca/parameters/uctx_coherent_mb
 	old=$(cat $P)
+	c0=$(counter vhca0 limit_ctx_coherent)
+	d0=$(counter vhca0 limit_dev_coherent)
 	echo 1 >$P
 	timeout "$(tmo 60)" "$CTX" rings vhca0 /sys/kernel/debug/vhca/vhca.0 \
 		>$T/rings 2>&1
@@ -97,12 +100,37 @@ rings() {
 	echo "$old" >$P
 	relay rings $T/rings
 	check "vhca_ctx rings exits 0" test $rc = 0
+	check "limit_ctx_coherent counts the refusal" \
+		test "$(counter vhca0 limit_ctx_coherent)" = $((c0 + 1))
+	check "limit_dev_coherent does not" \
+		test "$(counter vhca0 limit_dev_coherent)" = "$d0"
 	check "no user buffer left" test "$(coherent 0 user_bufs)" = 0
 	check "rdma link delete vhca0" rdma link delete vhca0
 	check "rmmod vhca" rmmod vhca
 	check "no coherent buffer outstanding at removal" no_dmesg "outstanding at removal"
 }
 scenario rings rings 60
+
+# A context's doorbell records (vhca_ctx records): its 1024th CQ is
+# refused (ENOMEM), and rdma statistic names the limit, limit_ctx_records,
+# one refusal, and no other.
+records() {
+	one_port
+	r0=$(counter vhca0 limit_ctx_records)
+	c0=$(counter vhca0 limit_ctx_coherent)
+	o0=$(counter vhca0 limit_objects)
+	timeout "$(tmo 60)" "$CTX" records vhca0 >$T/records 2>&1
+	rc=$?
+	relay records $T/records
+	check "vhca_ctx records exits 0" test $rc = 0
+	check "limit_ctx_records counts the refusal" \
+		test "$(counter vhca0 limit_ctx_records)" = $((r0 + 1))
+	check "limit_ctx_coherent and limit_objects do not" \
+		test "$(counter vhca0 limit_ctx_coherent)/$(counter vhca0 limit_objects)" = "$c0/$o0"
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "rmmod vhca" rmmod vhca
+}
+scenario records records 60
 
 # A user ring is charged to the memory cgroup of its process (vhca_ctx
 # charge: a 1 MiB CQ ring in memory.current).  The debug kernel has no

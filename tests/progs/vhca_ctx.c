@@ -15,6 +15,10 @@
  *                            once they fill the context's quota
  *   vhca_ctx charge DEV CG   a CQ ring is charged to the memory cgroup CG
  *                            (a cgroup2 directory the process is in)
+ *   vhca_ctx records DEV     CQs of one context until its doorbell records
+ *                            run out: ENOMEM at the 1024th (VHCA_UCTX_RECS
+ *                            records, the first reserved), one more CQ
+ *                            once one is destroyed
  *
  * Every check prints one KTAP result line (ktap.h); the exit status is the
  * number of failures.  The fatal modes print "READY" once set up.
@@ -277,6 +281,43 @@ static int mode_rings(const char *dev, const char *dbg)
 	return ktap_exit_status();
 }
 
+/* CQs one context can have: its doorbell records, the first reserved. */
+#define RECORDS		1023
+
+static int mode_records(const char *dev)
+{
+	static uint32_t cq[RECORDS + 1];
+	struct vhca_create_cq_resp drv;
+	int n = 0, err = 0, again = 0, i;
+	struct raw_ctx a;
+
+	if (open_raw(dev, &a)) {
+		result(0, "open a raw context");
+		return ktap_exit_status();
+	}
+	while (n <= RECORDS) {
+		if (create_cq(&a, 1, &cq[n], &drv)) {
+			err = errno;
+			break;
+		}
+		n++;
+	}
+	ktap_result(n == RECORDS && err == ENOMEM,
+		    "CQs are refused (ENOMEM) once the records run out",
+		    "after %d CQs: %s", n, err ? strerror(err) : "never refused");
+	if (n > 0 && !destroy_cq(&a, cq[n - 1])) {
+		n--;
+		again = !create_cq(&a, 1, &cq[n], &drv);
+		n += again;
+	}
+	result(again, "one destroyed, a CQ takes its record");
+	for (i = 0; i < n; i++)
+		destroy_cq(&a, cq[i]);
+	close(a.async_fd);
+	close(a.fd);
+	return ktap_exit_status();
+}
+
 /*
  * A CQ's ring (1 MiB) charged to the caller's memory cgroup, then not: at
  * least half of it either way, since the memory controller's per-CPU
@@ -473,6 +514,8 @@ int main(int argc, char **argv)
 		return mode_rings(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "charge"))
 		return mode_charge(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "records"))
+		return mode_records(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "mmap"))
 		return mode_mmap(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fatal-raw"))
@@ -480,7 +523,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "fatal"))
 		return mode_fatal(argv[2]);
 	fprintf(stderr,
-		"usage: %s mmap|fatal-raw|fatal DEVICE | rings DEVICE DEBUGFS | charge DEVICE CGROUP\n",
+		"usage: %s mmap|fatal-raw|fatal|records DEVICE | rings DEVICE DEBUGFS | charge DEVICE CGROUP\n",
 		argv[0]);
 	return 2;
 }

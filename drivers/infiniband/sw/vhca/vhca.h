@@ -50,6 +50,11 @@ enum vhca_counter {
 	VHCA_CNT_RX_WRONG_PEER,		/* not from the RC QP's peer */
 	VHCA_CNT_RX_OUT_OF_WINDOW,	/* RC requests past the expected PSN */
 	VHCA_CNT_MALFORMED_WQES,	/* refused by the engine (vhca_wqe.c) */
+	/* Creates refused (ENOMEM) at a limit, by limit. */
+	VHCA_CNT_LIMIT_OBJECTS,		/* a device maximum: max_qp, max_cq... */
+	VHCA_CNT_LIMIT_CTX_RECORDS,	/* a context's doorbell records */
+	VHCA_CNT_LIMIT_CTX_COHERENT,	/* uctx_coherent_mb (vhca_coherent) */
+	VHCA_CNT_LIMIT_DEV_COHERENT,	/* dev_coherent_mb (vhca_coherent) */
 	VHCA_NUM_COUNTERS
 };
 
@@ -216,7 +221,8 @@ static inline int vhca_copy_resp(struct ib_udata *udata, void *resp,
  * The caller gives the count back with atomic_dec() when the object goes,
  * or when its creation fails later.
  *
- * Return: 0, or -ENOMEM (the count unchanged) when @max exist already.
+ * Return: 0, or -ENOMEM (the count unchanged, limit_objects counted) when
+ * @max exist already.
  */
 static inline int vhca_object_get(struct ib_device *ibdev, atomic_t *count,
 				  int max, const char *verb)
@@ -224,6 +230,7 @@ static inline int vhca_object_get(struct ib_device *ibdev, atomic_t *count,
 	if (atomic_inc_return(count) <= max)
 		return 0;
 	atomic_dec(count);
+	atomic64_inc(&to_vdev(ibdev)->counters[VHCA_CNT_LIMIT_OBJECTS]);
 	ibdev_dbg(ibdev, "%s: %d exist already\n", verb, max);
 	return -ENOMEM;
 }

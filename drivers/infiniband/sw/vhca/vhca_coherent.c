@@ -62,14 +62,18 @@ static void vhca_quota_uncharge(struct vhca_coherent_quota *quota,
 
 /*
  * Charge a user buffer of bytes (page-rounded) to the device's quota and
- * to quota, both or neither.  Under vc->lock.
+ * to quota, both or neither; a refusal is counted against the device's
+ * quota if it does not fit, else against quota.  Under vc->lock.
  */
 static bool vhca_user_charge(struct vhca_coherent *vc,
 			     struct vhca_coherent_quota *quota, size_t bytes)
 {
-	if (!vhca_quota_fits(&vc->user, bytes) ||
-	    !vhca_quota_fits(quota, bytes)) {
-		vc->stats.quota_refusals++;
+	if (!vhca_quota_fits(&vc->user, bytes)) {
+		vc->stats.dev_quota_refusals++;
+		return false;
+	}
+	if (!vhca_quota_fits(quota, bytes)) {
+		vc->stats.ctx_quota_refusals++;
 		return false;
 	}
 	vhca_quota_charge(&vc->user, bytes);

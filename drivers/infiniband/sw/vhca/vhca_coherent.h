@@ -29,7 +29,9 @@ struct vhca_coherent_stats {
 	unsigned long bad_frees;	/* refused frees */
 	unsigned long user_bufs;	/* live user buffers (mappable) */
 	size_t user_bytes;		/* their page-rounded sizes, summed */
-	unsigned long quota_refusals;	/* user allocations past a quota */
+	/* User allocations refused: past the device's quota, or a context's. */
+	unsigned long dev_quota_refusals;
+	unsigned long ctx_quota_refusals;
 };
 
 /*

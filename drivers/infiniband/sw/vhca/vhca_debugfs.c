@@ -23,7 +23,8 @@ static int vhca_coherent_show(struct seq_file *s, void *unused)
 	seq_printf(s, "bad_frees %lu\n", st.bad_frees);
 	seq_printf(s, "user_bufs %lu\n", st.user_bufs);
 	seq_printf(s, "user_bytes %zu\n", st.user_bytes);
-	seq_printf(s, "quota_refusals %lu\n", st.quota_refusals);
+	seq_printf(s, "dev_quota_refusals %lu\n", st.dev_quota_refusals);
+	seq_printf(s, "ctx_quota_refusals %lu\n", st.ctx_quota_refusals);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vhca_coherent);

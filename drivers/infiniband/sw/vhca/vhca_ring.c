@@ -89,8 +89,12 @@ int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 	if (uctx) {
 		index = ida_alloc_range(&uctx->recs, 1, VHCA_UCTX_RECS - 1,
 					GFP_KERNEL);
+		if (index == -ENOSPC) {
+			atomic64_inc(&vdev->counters[VHCA_CNT_LIMIT_CTX_RECORDS]);
+			return -ENOMEM;
+		}
 		if (index < 0)
-			return index == -ENOSPC ? -ENOMEM : index;
+			return index;
 		recs->index = index;
 		recs->db = (struct vhca_db_rec *)uctx->db->cpu_addr + index;
 		recs->st = (struct vhca_status_rec *)uctx->status->cpu_addr +

@@ -29,6 +29,10 @@ static const struct rdma_stat_desc vhca_counter_descs[] = {
 	[VHCA_CNT_RX_WRONG_PEER].name = "rx_wrong_peer",
 	[VHCA_CNT_RX_OUT_OF_WINDOW].name = "rx_out_of_window",
 	[VHCA_CNT_MALFORMED_WQES].name = "malformed_wqes",
+	[VHCA_CNT_LIMIT_OBJECTS].name = "limit_objects",
+	[VHCA_CNT_LIMIT_CTX_RECORDS].name = "limit_ctx_records",
+	[VHCA_CNT_LIMIT_CTX_COHERENT].name = "limit_ctx_coherent",
+	[VHCA_CNT_LIMIT_DEV_COHERENT].name = "limit_dev_coherent",
 };
 
 static_assert(ARRAY_SIZE(vhca_counter_descs) == VHCA_NUM_COUNTERS);
@@ -45,9 +49,14 @@ int vhca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port, int index)
 {
 	struct vhca_dev *vdev = to_vdev(ibdev);
+	struct vhca_coherent_stats coh;
 	int i;
 
 	for (i = 0; i < VHCA_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&vdev->counters[i]);
+	/* The coherent allocator counts its own refusals. */
+	vhca_coherent_get_stats(&vdev->coh, &coh);
+	stats->value[VHCA_CNT_LIMIT_CTX_COHERENT] = coh.ctx_quota_refusals;
+	stats->value[VHCA_CNT_LIMIT_DEV_COHERENT] = coh.dev_quota_refusals;
 	return VHCA_NUM_COUNTERS;
 }

@@ -335,8 +335,9 @@ static void vhca_coherent_leak_at_fini(struct kunit *test)
 
 /*
  * User buffers count, page-rounded, against the device's quota and their
- * own until freed; one past either is refused and counted, and leaves both
- * as they were.  Kernel buffers are not charged.
+ * own until freed; one past either is refused and counted as a refusal of
+ * that quota, and leaves both as they were.  Kernel buffers are not
+ * charged.
  */
 static void vhca_coherent_quota(struct kunit *test)
 {
@@ -366,7 +367,8 @@ static void vhca_coherent_quota(struct kunit *test)
 							 PAGE_SIZE + 1,
 							 GFP_KERNEL, &dma[2],
 							 &q));
-	KUNIT_EXPECT_EQ(test, stats_of(test).quota_refusals, 2UL);
+	KUNIT_EXPECT_EQ(test, stats_of(test).ctx_quota_refusals, 2UL);
+	KUNIT_EXPECT_EQ(test, stats_of(test).dev_quota_refusals, 0UL);
 	KUNIT_EXPECT_EQ(test, q.bufs, 1UL);
 	KUNIT_EXPECT_EQ(test, q.bytes, (size_t)2 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, stats_of(test).outstanding, 1UL);
@@ -386,7 +388,8 @@ static void vhca_coherent_quota(struct kunit *test)
 	p[2] = vhca_alloc_coherent_user(&t->vc, PAGE_SIZE, GFP_KERNEL, &dma[2],
 					NULL);
 	KUNIT_ASSERT_NOT_NULL(test, p[2]);
-	KUNIT_EXPECT_EQ(test, stats_of(test).quota_refusals, 3UL);
+	KUNIT_EXPECT_EQ(test, stats_of(test).ctx_quota_refusals, 2UL);
+	KUNIT_EXPECT_EQ(test, stats_of(test).dev_quota_refusals, 1UL);
 	KUNIT_EXPECT_EQ(test, q.bufs, 1UL);
 
 	vhca_free_coherent(&t->vc, PAGE_SIZE, p[2], dma[2]);

@@ -566,6 +566,10 @@ static void vhca_srq_create_refusals(struct kunit *test)
 	atomic_set(&t->vdev->n_srq, VHCA_MAX_SRQ);
 	KUNIT_EXPECT_EQ(test, vhca_create_srq(&srq->ibsrq, &init, NULL), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_srq), VHCA_MAX_SRQ);
+	/* rdma statistic says which limit refused it. */
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&t->vdev->counters[VHCA_CNT_LIMIT_OBJECTS]),
+			1LL);
 	atomic_set(&t->vdev->n_srq, 0);
 
 	KUNIT_ASSERT_EQ(test, vhca_create_srq(&srq->ibsrq, &init, NULL), 0);
