@@ -154,7 +154,7 @@ scenario charge charge 60 stock
 # QPs, SRQs and XRC SRQs destroyed while traffic to them is in flight
 # (vhca_churn), delivered in the kernel, then through the IP stack
 # (force_wire): each round 5 QPs, an SRQ and an XRC SRQ, so 500 rounds
-# destroy 2500 QPs a pass (200 on the debug kernel, whose KASAN is what
+# destroy 2500 QPs a pass (100 on the debug kernel, whose KASAN is what
 # sees a receiver, timer or work item left in a QP, SRQ or XRC SRQ
 # freed).  The destroys per second are a figure.
 churn() {
@@ -162,7 +162,7 @@ churn() {
 	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
 	G=$(gid_index vhca0 10.0.0.1)
 	if [ "$VHCA_KERNEL" = debug ]; then
-		rounds=${VHCA_CHURN_ROUNDS:-200}
+		rounds=${VHCA_CHURN_ROUNDS:-100}
 	else
 		rounds=${VHCA_CHURN_ROUNDS:-500}
 	fi
