@@ -39,12 +39,25 @@ static int vhca_query_port(struct ibv_context *ibctx, uint8_t port,
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
 }
 
+static void vhca_unmap_areas(struct vhca_context *ctx)
+{
+	struct vhca_area *area;
+
+	for (area = ctx->areas; area < ctx->areas + VHCA_UCTX_MAX_AREAS;
+	     area++) {
+		if (!area->db)
+			continue;
+		munmap((void *)area->status, ctx->status_size);
+		munmap(area->db, ctx->db_size);
+	}
+}
+
 static void vhca_free_context(struct ibv_context *ibctx)
 {
 	struct vhca_context *ctx = to_vctx(ibctx);
 
-	munmap((void *)ctx->status, ctx->status_size);
-	munmap(ctx->db, ctx->db_size);
+	vhca_unmap_areas(ctx);
+	pthread_mutex_destroy(&ctx->areas_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }
@@ -94,59 +107,64 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.resize_cq = vhca_resize_cq,
 };
 
-/*
- * An area of records: page-aligned offset (mmap requires it; the length
- * need not be a page multiple), whole records, and at least one record
- * beyond the context's own record 0.
- */
-static bool vhca_area_ok(uint64_t offset, uint32_t size, size_t rec_size)
+/* An area's offset: page-aligned, as mmap requires. */
+static bool vhca_area_offset_ok(uint64_t offset)
 {
-	uint64_t page_mask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
-
-	return !(offset & page_mask) && !(size % rec_size) &&
-	       size / rec_size >= 2;
+	return !(offset & ((uint64_t)sysconf(_SC_PAGESIZE) - 1));
 }
 
-/* Maps the areas @resp describes; undoes itself on failure. */
-static int vhca_map_areas(struct vhca_context *ctx,
-			  const struct vhca_alloc_ucontext_resp *resp)
+int vhca_map_area(struct vhca_context *ctx, struct vhca_area *area,
+		  uint64_t db_offset, uint64_t status_offset)
 {
 	int fd = ctx->ibv_ctx.context.cmd_fd;
-	size_t db_recs, st_recs;
-	void *p;
+	void *db, *status;
+	int err;
 
-	if (!vhca_area_ok(resp->db_mmap_offset, resp->db_size,
-			  sizeof(struct vhca_db_rec)) ||
-	    !vhca_area_ok(resp->status_mmap_offset, resp->status_size,
-			  sizeof(struct vhca_status_rec)))
+	if (!vhca_area_offset_ok(db_offset) ||
+	    !vhca_area_offset_ok(status_offset))
 		return EPROTO;
-
-	p = mmap(NULL, resp->db_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 resp->db_mmap_offset);
-	if (p == MAP_FAILED)
+	db = mmap(NULL, ctx->db_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  db_offset);
+	if (db == MAP_FAILED)
 		return errno;
-	ctx->db = p;
-	ctx->db_size = resp->db_size;
-
-	p = mmap(NULL, resp->status_size, PROT_READ, MAP_SHARED, fd,
-		 resp->status_mmap_offset);
-	if (p == MAP_FAILED) {
-		int err = errno;
-
-		munmap(ctx->db, ctx->db_size);
+	status = mmap(NULL, ctx->status_size, PROT_READ, MAP_SHARED, fd,
+		      status_offset);
+	if (status == MAP_FAILED) {
+		err = errno;
+		munmap(db, ctx->db_size);
 		return err;
 	}
-	ctx->status = p;
-	ctx->status_size = resp->status_size;
-
-	db_recs = resp->db_size / sizeof(struct vhca_db_rec);
-	st_recs = resp->status_size / sizeof(struct vhca_status_rec);
-	ctx->nrecs = db_recs < st_recs ? db_recs : st_recs;
+	area->db = db;
+	area->status = status;
+	area->db_offset = db_offset;
+	area->status_offset = status_offset;
 	return 0;
 }
 
 /*
- * A user context: GET_CONTEXT, then the context's two areas.  Owns cmd_fd;
+ * The sizes of the areas @resp describes: whole records, as many in both,
+ * and at least one beyond the context's own record 0; then the first pair
+ * mapped.
+ */
+static int vhca_map_areas(struct vhca_context *ctx,
+			  const struct vhca_alloc_ucontext_resp *resp)
+{
+	size_t db_recs = resp->db_size / sizeof(struct vhca_db_rec);
+	size_t st_recs = resp->status_size / sizeof(struct vhca_status_rec);
+
+	if (resp->db_size % sizeof(struct vhca_db_rec) ||
+	    resp->status_size % sizeof(struct vhca_status_rec) ||
+	    db_recs != st_recs || db_recs < 2)
+		return EPROTO;
+	ctx->db_size = resp->db_size;
+	ctx->status_size = resp->status_size;
+	ctx->area_recs = db_recs;
+	return vhca_map_area(ctx, &ctx->areas[0], resp->db_mmap_offset,
+			     resp->status_mmap_offset);
+}
+
+/*
+ * A user context: GET_CONTEXT, then the context's first pair of areas.  Owns cmd_fd;
  * on failure returns NULL with errno set and leaves nothing behind.
  */
 static struct verbs_context *
@@ -172,6 +190,7 @@ vhca_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	err = vhca_map_areas(ctx, &resp.drv);
 	if (err)
 		goto err_ctx;
+	pthread_mutex_init(&ctx->areas_lock, NULL);
 
 	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
 	return &ctx->ibv_ctx;

@@ -15,18 +15,31 @@ struct vhca_device {
 };
 
 /*
- * A user context and the two areas the kernel gave it (see
- * struct vhca_alloc_ucontext_resp): the doorbell records the provider
- * writes and the status records only the device writes.  nrecs records fit
- * in both; each CQ, QP and SRQ owns the pair at its db_index.
+ * A pair of areas of records (see struct vhca_alloc_ucontext_resp): the
+ * doorbell records the provider writes and the status records only the
+ * device writes, at the mmap offsets the kernel gave.
+ */
+struct vhca_area {
+	struct vhca_db_rec *db;
+	const struct vhca_status_rec *status;
+	uint64_t db_offset;
+	uint64_t status_offset;
+};
+
+/*
+ * A user context and the areas of records the kernel gave it: each CQ, QP
+ * and SRQ owns the pair of records at its db_index, slot db_index %
+ * area_recs of areas[db_index / area_recs].  areas[0] is mapped with the
+ * context, the others when the first object with a record in them is
+ * created (under areas_lock); all are unmapped with the context.
  */
 struct vhca_context {
 	struct verbs_context ibv_ctx;
-	struct vhca_db_rec *db;
-	size_t db_size;
-	const struct vhca_status_rec *status;
-	size_t status_size;
-	uint32_t nrecs;
+	size_t db_size;			/* bytes of each doorbell area */
+	size_t status_size;		/* and of each status area */
+	uint32_t area_recs;
+	pthread_mutex_t areas_lock;
+	struct vhca_area areas[VHCA_UCTX_MAX_AREAS];
 	/*
 	 * Whether the device has VHCA_CORE_CLOCK_KHZ's core clock (its
 	 * hca_core_clock), for ibv_query_rt_values_ex: 0 not asked yet, 1
@@ -204,9 +217,17 @@ struct ibv_qp *vhca_open_qp(struct ibv_context *ibctx,
 struct ibv_ah *vhca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int vhca_destroy_ah(struct ibv_ah *ibah);
 
-/* The records of object @index, or false when the context has none such. */
-bool vhca_recs(struct ibv_context *ibctx, uint32_t index,
-	       struct vhca_db_rec **db, const struct vhca_status_rec **st);
+/* Maps a pair of areas of records at the offsets the kernel gave. */
+int vhca_map_area(struct vhca_context *ctx, struct vhca_area *area,
+		  uint64_t db_offset, uint64_t status_offset);
+/*
+ * The records of object @index, whose create response placed its areas at
+ * @db_offset and @status_offset: 0, or EPROTO when the context can have
+ * none such, or mmap()'s error.
+ */
+int vhca_recs(struct ibv_context *ibctx, uint32_t index, uint64_t db_offset,
+	      uint64_t status_offset, struct vhca_db_rec **db,
+	      const struct vhca_status_rec **st);
 /*
  * Checks a work ring the kernel described (@count slots of @stride bytes in
  * @size, room for @slots_needed WQEs of @wqe_bytes) and maps it read-write.

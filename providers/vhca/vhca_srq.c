@@ -57,8 +57,11 @@ static struct ibv_srq *vhca_srq_created(struct vhca_srq *srq,
 	struct vhca_db_rec *db;
 	int err = EPROTO;
 
-	if (!vhca_recs(ibctx, drv->db_index, &db, &st) || !drv->count ||
-	    attr->max_sge > UINT8_MAX)
+	if (!drv->count || attr->max_sge > UINT8_MAX)
+		goto err_destroy;
+	err = vhca_recs(ibctx, drv->db_index, drv->db_area_offset,
+			drv->status_area_offset, &db, &st);
+	if (err)
 		goto err_destroy;
 	err = vhca_wq_map(ibctx, &srq->rq, drv->mmap_offset, drv->size,
 			  drv->count, drv->stride, attr->max_wr,

@@ -38,16 +38,30 @@ static void *vhca_map_ring(struct ibv_context *ibctx, uint64_t offset,
 	return mmap(NULL, size, prot, MAP_SHARED, ibctx->cmd_fd, offset);
 }
 
-bool vhca_recs(struct ibv_context *ibctx, uint32_t index,
-	       struct vhca_db_rec **db, const struct vhca_status_rec **st)
+int vhca_recs(struct ibv_context *ibctx, uint32_t index, uint64_t db_offset,
+	      uint64_t status_offset, struct vhca_db_rec **db,
+	      const struct vhca_status_rec **st)
 {
 	struct vhca_context *ctx = to_vctx(ibctx);
+	uint32_t n = index / ctx->area_recs, slot = index % ctx->area_recs;
+	struct vhca_area *area;
+	int err = 0;
 
-	if (!index || index >= ctx->nrecs)
-		return false;
-	*db = &ctx->db[index];
-	*st = &ctx->status[index];
-	return true;
+	if (!index || n >= VHCA_UCTX_MAX_AREAS)
+		return EPROTO;
+	area = &ctx->areas[n];
+	pthread_mutex_lock(&ctx->areas_lock);
+	if (!area->db)
+		err = vhca_map_area(ctx, area, db_offset, status_offset);
+	else if (n && (area->db_offset != db_offset ||
+		       area->status_offset != status_offset))
+		err = EPROTO;
+	pthread_mutex_unlock(&ctx->areas_lock);
+	if (err)
+		return err;
+	*db = &area->db[slot];
+	*st = &area->status[slot];
+	return 0;
 }
 
 /* ---- PD, MR ---- */
@@ -236,8 +250,11 @@ static bool vhca_cq_created(struct vhca_cq *cq,
 
 	err = EPROTO;
 	if (!cqe_size ||
-	    !vhca_cq_ring_ok(drv->cqe_count, cqe_size, drv->ring_size) ||
-	    !vhca_recs(ibctx, drv->db_index, &cq->db, &cq->st))
+	    !vhca_cq_ring_ok(drv->cqe_count, cqe_size, drv->ring_size))
+		goto err_destroy;
+	err = vhca_recs(ibctx, drv->db_index, drv->db_area_offset,
+			drv->status_area_offset, &cq->db, &cq->st);
+	if (err)
 		goto err_destroy;
 	ring = vhca_map_ring(ibctx, drv->mmap_offset, drv->ring_size,
 			     PROT_READ);
@@ -434,10 +451,13 @@ static int vhca_qp_map(struct vhca_qp *qp, const struct ibv_qp_cap *cap,
 	uint64_t send_bytes;
 	int err;
 
-	if (!vhca_recs(ibctx, drv->db_index, &db, &qp->st) ||
-	    drv->max_inline != cap->max_inline_data ||
+	if (drv->max_inline != cap->max_inline_data ||
 	    cap->max_send_sge > UINT8_MAX || cap->max_recv_sge > UINT8_MAX)
 		return EPROTO;
+	err = vhca_recs(ibctx, drv->db_index, drv->db_area_offset,
+			drv->status_area_offset, &db, &qp->st);
+	if (err)
+		return err;
 
 	send_bytes = (uint64_t)cap->max_send_sge * sizeof(struct vhca_sge);
 	if (send_bytes < cap->max_inline_data)

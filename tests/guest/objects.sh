@@ -5,13 +5,16 @@
 # kernel's view: rdma resource and rdma statistic, the MAD layer's GSI QP,
 # and coherent memory back to where it started (no growth over the cycles);
 # rings of destroyed objects kept mapped, and the memory cgroup's charge;
-# QPs, SRQs and XRC SRQs destroyed with traffic to them in flight.
+# QPs, SRQs and XRC SRQs destroyed with traffic to them in flight; a
+# context's records past its first pair of areas, and one process at the
+# device's max_qp.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
 export RDMAV_DRIVERS=$VHCA_PROVIDER
 OBJ=$VHCA_TOP/build/tests/vhca_objects
 CTX=$VHCA_TOP/build/tests/vhca_ctx
 CHURN=$VHCA_TOP/build/tests/vhca_churn
+QPLIMIT=$VHCA_TOP/build/tests/vhca_qplimit
 # Cycles of vhca_objects, each creating, modifying and destroying every
 # object type: 500 on the stock kernel (about 25 s under TCG; more would
 # repeat what the first cycles show: an object or buffer lost per cycle
@@ -111,9 +114,10 @@ rings() {
 }
 scenario rings rings 60
 
-# A context's doorbell records (vhca_ctx records): its 1024th CQ is
-# refused (ENOMEM), and rdma statistic names the limit, limit_ctx_records,
-# one refusal, and no other.
+# A context's doorbell records as a provider of one pair of areas sees
+# them (vhca_ctx records: create responses that end before the areas'
+# offsets): its 1024th CQ is refused (ENOMEM), and rdma statistic names
+# the limit, limit_ctx_records, one refusal, and no other.
 records() {
 	one_port
 	r0=$(counter vhca0 limit_ctx_records)
@@ -131,6 +135,54 @@ records() {
 	check "rmmod vhca" rmmod vhca
 }
 scenario records records 60
+
+# Records past a context's first pair of areas (vhca_ctx areas: 2100 CQs,
+# three pairs), no limit counted.
+areas() {
+	one_port
+	r0=$(counter vhca0 limit_ctx_records)
+	o0=$(counter vhca0 limit_objects)
+	timeout "$(tmo 60)" "$CTX" areas vhca0 >$T/areas 2>&1
+	rc=$?
+	relay areas $T/areas
+	check "vhca_ctx areas exits 0" test $rc = 0
+	check "limit_ctx_records and limit_objects count nothing" \
+		test "$(counter vhca0 limit_ctx_records)/$(counter vhca0 limit_objects)" = "$r0/$o0"
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "rmmod vhca" rmmod vhca
+}
+scenario areas areas 60
+
+# qps_left N: vhca0 has N QPs (rdma resource lists one a line).
+qps_left() {
+	test "$(rdma resource show qp link vhca0/1 | grep -c lqpn)" = "$1"
+}
+
+# One process's QPs (vhca_qplimit): max_qp of them, then ENOMEM counted
+# in limit_objects once; a SEND both ways through the context's last pair
+# of areas; then the process exits holding them all, and every QP but the
+# GSI QP and every coherent buffer it had go.
+qplimit() {
+	one_port
+	wait_for 10 gid_index vhca0 10.0.0.1 >/dev/null
+	G=$(gid_index vhca0 10.0.0.1)
+	check "vhca0 has a RoCE v2 GID for 10.0.0.1 ($G)" test -n "$G"
+	out0=$(coherent 0 outstanding)
+	o0=$(counter vhca0 limit_objects)
+	timeout "$(tmo 240)" "$QPLIMIT" vhca0 "$G" >$T/qplimit 2>&1
+	rc=$?
+	relay qplimit $T/qplimit
+	check "vhca_qplimit exits 0" test $rc = 0
+	check "it exited holding its QPs" grep -q "^HOLDING" $T/qplimit
+	check "limit_objects counts its one refusal" \
+		test "$(counter vhca0 limit_objects)" = $((o0 + 1))
+	check "its QPs gone after its exit: the GSI QP left" wait_for 60 qps_left 1
+	check "its coherent buffers gone" \
+		wait_for 30 sh -c "test \"\$(sed -n 's/^outstanding //p' /sys/kernel/debug/vhca/vhca.0/coherent)\" = $out0"
+	check "rdma link delete vhca0" rdma link delete vhca0
+	check "rmmod vhca" rmmod vhca
+}
+scenario qplimit qplimit 300 stock
 
 # A user ring is charged to the memory cgroup of its process (vhca_ctx
 # charge: a 1 MiB CQ ring in memory.current).  The debug kernel has no

@@ -15,15 +15,21 @@
  *                            once they fill the context's quota
  *   vhca_ctx charge DEV CG   a CQ ring is charged to the memory cgroup CG
  *                            (a cgroup2 directory the process is in)
- *   vhca_ctx records DEV     CQs of one context until its doorbell records
- *                            run out: ENOMEM at the 1024th (VHCA_UCTX_RECS
- *                            records, the first reserved), one more CQ
- *                            once one is destroyed
+ *   vhca_ctx records DEV     CQs of one context whose create responses
+ *                            end before the areas' offsets, until its
+ *                            first pair's records run out: ENOMEM at the
+ *                            1024th (VHCA_UCTX_RECS records, the first
+ *                            reserved), one more once one is destroyed
+ *   vhca_ctx areas DEV       2100 CQs of one context with whole responses:
+ *                            their records in three pairs of areas, each
+ *                            at offsets of its own and mapped as the first
  *
  * Every check prints one KTAP result line (ktap.h); the exit status is the
  * number of failures.  The fatal modes print "READY" once set up.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <stdint.h>
@@ -134,8 +140,9 @@ static int map_fails(struct raw_ctx *ctx, uint64_t off, size_t len, int prot,
 }
 
 /* CREATE_CQ of cqe entries: 0, or -1 with errno. */
-static int create_cq(struct raw_ctx *ctx, uint32_t cqe, uint32_t *handle,
-		     struct vhca_create_cq_resp *drv)
+static int create_cq_resp(struct raw_ctx *ctx, uint32_t cqe,
+			  uint32_t *handle, struct vhca_create_cq_resp *drv,
+			  size_t drv_len)
 {
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
@@ -148,7 +155,7 @@ static int create_cq(struct raw_ctx *ctx, uint32_t cqe, uint32_t *handle,
 
 	req.hdr.command = IB_USER_VERBS_CMD_CREATE_CQ;
 	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
+	req.hdr.out_words = (sizeof(resp.core) + drv_len) / 4;
 	req.cmd.response = (uintptr_t)&resp;
 	req.cmd.cqe = cqe;
 	req.cmd.comp_channel = -1;
@@ -157,6 +164,13 @@ static int create_cq(struct raw_ctx *ctx, uint32_t cqe, uint32_t *handle,
 	*handle = resp.core.cq_handle;
 	*drv = resp.drv;
 	return 0;
+}
+
+/* The same with the whole response of this vhca-abi.h. */
+static int create_cq(struct raw_ctx *ctx, uint32_t cqe, uint32_t *handle,
+		     struct vhca_create_cq_resp *drv)
+{
+	return create_cq_resp(ctx, cqe, handle, drv, sizeof(*drv));
 }
 
 static int destroy_cq(struct raw_ctx *ctx, uint32_t handle)
@@ -281,8 +295,13 @@ static int mode_rings(const char *dev, const char *dbg)
 	return ktap_exit_status();
 }
 
-/* CQs one context can have: its doorbell records, the first reserved. */
+/*
+ * CQs one context can have when its create responses end before the
+ * offsets of the areas (a provider of one pair of areas): the first pair's
+ * records, the first reserved.
+ */
 #define RECORDS		1023
+#define SHORT_CQ_RESP	offsetof(struct vhca_create_cq_resp, db_area_offset)
 
 static int mode_records(const char *dev)
 {
@@ -296,21 +315,97 @@ static int mode_records(const char *dev)
 		return ktap_exit_status();
 	}
 	while (n <= RECORDS) {
-		if (create_cq(&a, 1, &cq[n], &drv)) {
+		if (create_cq_resp(&a, 1, &cq[n], &drv, SHORT_CQ_RESP)) {
 			err = errno;
 			break;
 		}
 		n++;
 	}
 	ktap_result(n == RECORDS && err == ENOMEM,
-		    "CQs are refused (ENOMEM) once the records run out",
+		    "short responses: CQs refused (ENOMEM) once the first pair's records run out",
 		    "after %d CQs: %s", n, err ? strerror(err) : "never refused");
 	if (n > 0 && !destroy_cq(&a, cq[n - 1])) {
 		n--;
-		again = !create_cq(&a, 1, &cq[n], &drv);
+		again = !create_cq_resp(&a, 1, &cq[n], &drv, SHORT_CQ_RESP);
 		n += again;
 	}
 	result(again, "one destroyed, a CQ takes its record");
+	for (i = 0; i < n; i++)
+		destroy_cq(&a, cq[i]);
+	close(a.async_fd);
+	close(a.fd);
+	return ktap_exit_status();
+}
+
+/*
+ * CQs of one context past its first pair of areas, with whole responses:
+ * record i in pair i / R (R records per area), every record of a pair
+ * placed at the same offsets and each pair at offsets of its own; the
+ * pairs map as the first does (doorbells read-write, status read-only).
+ */
+#define AREAS_CQS	2100
+
+static int mode_areas(const char *dev)
+{
+	static uint32_t cq[AREAS_CQS];
+	static struct vhca_create_cq_resp drv[AREAS_CQS];
+	uint64_t db_off[VHCA_UCTX_MAX_AREAS] = {}, st_off[VHCA_UCTX_MAX_AREAS] = {};
+	bool seen[VHCA_UCTX_MAX_AREAS] = {};
+	int n = 0, same = 1, i, j;
+	uint32_t pairs = 0;
+	uint32_t recs, k;
+	struct raw_ctx a;
+	void *p;
+
+	if (open_raw(dev, &a)) {
+		result(0, "open a raw context");
+		return ktap_exit_status();
+	}
+	recs = a.resp.db_size / sizeof(struct vhca_db_rec);
+	while (n < AREAS_CQS && !create_cq(&a, 1, &cq[n], &drv[n]))
+		n++;
+	ktap_result(n == AREAS_CQS, "whole responses: CQs past the first pair's records",
+		    "%d of %d: %s", n, AREAS_CQS, strerror(errno));
+	for (i = 0; i < n; i++) {
+		k = drv[i].db_index / recs;
+		if (!drv[i].db_index || k >= VHCA_UCTX_MAX_AREAS) {
+			same = 0;
+			break;
+		}
+		if (!seen[k]) {
+			seen[k] = true;
+			db_off[k] = drv[i].db_area_offset;
+			st_off[k] = drv[i].status_area_offset;
+			pairs++;
+		}
+		same &= drv[i].db_area_offset == db_off[k] &&
+			drv[i].status_area_offset == st_off[k];
+	}
+	result(same && db_off[0] == a.resp.db_mmap_offset &&
+	       st_off[0] == a.resp.status_mmap_offset,
+	       "each pair's records at its offsets, the first pair's the context's");
+	for (i = 0; i < VHCA_UCTX_MAX_AREAS; i++)
+		for (j = i + 1; j < VHCA_UCTX_MAX_AREAS; j++)
+			same &= !seen[i] || !seen[j] ||
+				(db_off[i] != db_off[j] &&
+				 db_off[i] != st_off[j] &&
+				 st_off[i] != db_off[j] &&
+				 st_off[i] != st_off[j]);
+	ktap_result(same && pairs == (AREAS_CQS + recs) / recs,
+		    "one pair of areas per records' pair, at offsets of its own",
+		    "%u pairs", pairs);
+	k = pairs ? pairs - 1 : 0;
+	p = map(&a, db_off[k], a.resp.db_size, PROT_READ | PROT_WRITE, MAP_SHARED);
+	result(p != MAP_FAILED, "the last pair's doorbells map read-write");
+	if (p != MAP_FAILED)
+		munmap(p, a.resp.db_size);
+	p = map(&a, st_off[k], a.resp.status_size, PROT_READ, MAP_SHARED);
+	result(p != MAP_FAILED, "the last pair's status maps read-only");
+	if (p != MAP_FAILED)
+		munmap(p, a.resp.status_size);
+	result(map_fails(&a, st_off[k], a.resp.status_size,
+			 PROT_READ | PROT_WRITE, MAP_SHARED, EPERM),
+	       "the last pair's status: a writable mapping refused (EPERM)");
 	for (i = 0; i < n; i++)
 		destroy_cq(&a, cq[i]);
 	close(a.async_fd);
@@ -516,6 +611,8 @@ int main(int argc, char **argv)
 		return mode_charge(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "records"))
 		return mode_records(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "areas"))
+		return mode_areas(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "mmap"))
 		return mode_mmap(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fatal-raw"))
@@ -523,7 +620,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "fatal"))
 		return mode_fatal(argv[2]);
 	fprintf(stderr,
-		"usage: %s mmap|fatal-raw|fatal|records DEVICE | rings DEVICE DEBUGFS | charge DEVICE CGROUP\n",
+		"usage: %s mmap|fatal-raw|fatal|records|areas DEVICE | rings DEVICE DEBUGFS | charge DEVICE CGROUP\n",
 		argv[0]);
 	return 2;
 }

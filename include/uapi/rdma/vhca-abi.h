@@ -30,7 +30,18 @@
  * Both start zeroed.  Each CQ, QP and SRQ of the context owns the record
  * with its db_index in both arrays (create responses); record 0 of both is
  * the context's own and never handed to an object.
+ *
+ * These are the context's first pair of areas.  More pairs of the same
+ * sizes come as the context's objects need records (at most
+ * VHCA_UCTX_MAX_AREAS pairs in all): with R records per area (db_size /
+ * sizeof(struct vhca_db_rec)), record db_index is slot db_index % R of
+ * pair db_index / R, whose mmap offsets each create response gives
+ * (db_area_offset, status_area_offset).  A provider whose create
+ * responses end before those fields is given records of the first pair
+ * only.
  */
+#define VHCA_UCTX_MAX_AREAS	64
+
 struct vhca_alloc_ucontext_resp {
 	__aligned_u64 db_mmap_offset;
 	__aligned_u64 status_mmap_offset;
@@ -281,6 +292,8 @@ struct vhca_create_cq_resp {
 	 * timestamps, else sizeof(struct vhca_cqe) (which 0 also means).
 	 */
 	__u32 cqe_size;
+	__aligned_u64 db_area_offset;	/* the areas holding db_index */
+	__aligned_u64 status_area_offset;
 };
 
 /*
@@ -308,6 +321,8 @@ struct vhca_create_qp_resp {
 	__u32 rq_stride;
 	__u32 db_index;
 	__u32 max_inline;
+	__aligned_u64 db_area_offset;	/* the areas holding db_index */
+	__aligned_u64 status_area_offset;
 };
 
 /* CREATE_SRQ: no request data. */
@@ -317,6 +332,8 @@ struct vhca_create_srq_resp {
 	__u32 count;
 	__u32 stride;
 	__u32 db_index;
+	__aligned_u64 db_area_offset;	/* the areas holding db_index */
+	__aligned_u64 status_area_offset;
 };
 
 /* CREATE_AH: no request data; ah_index goes into UD send WQEs. */

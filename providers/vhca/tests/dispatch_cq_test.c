@@ -53,7 +53,7 @@ TEST_F(rc, poll_cq)
 		.opcode = IBV_WC_RDMA_WRITE, .qp_num = o->fqp->qpn,
 		.vendor_err = 0x42,
 	};
-	struct vhca_db_rec *db = &fk.dbk[o->fcq->db_index];
+	struct vhca_db_rec *db = fk_db(o->fcq->db_index);
 	unsigned int calls;
 	struct ibv_wc wc[4];
 	int n, m, z;
@@ -417,7 +417,7 @@ TEST_F(ctx, cqex)
 	      !cqx->read_cvlan && !cqx->read_flow_tag,
 	      "create_cq_ex: accessors of the asked fields only", "not so");
 
-	db = &fk.dbk[fcq->db_index];
+	db = fk_db(fcq->db_index);
 	calls = syscalls();
 	r1 = ibv_start_poll(cqx, &pa);
 	check(r1 == ENOENT && db->head[0] == 0,
@@ -468,4 +468,68 @@ out:
 	drain_cqex(cqx);
 	check(!ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) && unmapped(fcq->ring),
 	      "destroy the extended CQ, ring unmapped", "failed");
+}
+
+/*
+ * A CQ whose records are in the context's second pair of areas: the pair
+ * mapped at the response's offsets on first use (doorbells read-write,
+ * status read-only) and used by the fast path; a second record of the
+ * pair maps nothing more; a response placing the pair elsewhere is
+ * refused; a record of the first pair with no offsets (a kernel of one
+ * pair) is taken.  The tear-down sees every mapping undone at close.
+ */
+TEST_F(ctx, records_second_area)
+{
+	struct objs *o = &self->o;
+	struct vhca_cqe c = {
+		.wr_id = 0xa2ea, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_SEND, .qp_num = 0x12,
+	};
+	struct fake_cq *f1 = NULL, *f2 = NULL;
+	struct ibv_cq *cq1, *cq2, *cq3;
+	unsigned int maps;
+	struct ibv_wc wc;
+	int n;
+
+	fk.next_rec = AREA_RECS - 1;
+	cq1 = ibv_create_cq(o->ctx, 10, NULL, NULL, 0);
+	if (cq1)
+		f1 = find_cq(cq1->handle);
+	check(f1 && f1->db_index == AREA_RECS && fk.area_db[1] &&
+	      mapped_as(fk.area_db[1], PROT_READ | PROT_WRITE) &&
+	      mapped_as(fk.area_st[1], PROT_READ),
+	      "create_cq: record 1024 maps the second pair of areas",
+	      "cq %p, errno %d", (void *)cq1, errno);
+	if (!f1)
+		return;
+	push_cqe(f1, &c);
+	n = ibv_poll_cq(cq1, 1, &wc);
+	check(n == 1 && wc.wr_id == c.wr_id &&
+	      fk_db(f1->db_index)->head[0] == 1,
+	      "poll_cq reads and publishes through the second pair",
+	      "n %d, head %u", n, fk_db(f1->db_index)->head[0]);
+
+	maps = fk.nmaps;
+	cq2 = ibv_create_cq(o->ctx, 10, NULL, NULL, 0);
+	if (cq2)
+		f2 = find_cq(cq2->handle);
+	check(f2 && f2->db_index == AREA_RECS + 1 && fk.nmaps == maps + 1,
+	      "a second record of the pair maps only its CQ's ring",
+	      "cq %p, %u mappings more", (void *)cq2, fk.nmaps - maps);
+
+	fk.zero_offsets = true;
+	errno = 0;
+	cq3 = ibv_create_cq(o->ctx, 10, NULL, NULL, 0);
+	check(!cq3 && errno == EPROTO,
+	      "a response placing the second pair elsewhere: EPROTO",
+	      "cq %p, errno %d", (void *)cq3, errno);
+	fk.next_rec = 5;
+	cq3 = ibv_create_cq(o->ctx, 10, NULL, NULL, 0);
+	check(cq3 && !ibv_destroy_cq(cq3),
+	      "a first-pair record without offsets (one-pair kernel) taken",
+	      "cq %p, errno %d", (void *)cq3, errno);
+	fk.zero_offsets = false;
+
+	check((!cq2 || !ibv_destroy_cq(cq2)) && !ibv_destroy_cq(cq1),
+	      "destroy both CQs of the second pair", "failed");
 }

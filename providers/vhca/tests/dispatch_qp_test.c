@@ -77,8 +77,8 @@ TEST_F(cq, create_qp)
 TEST_F(rc, post_recv)
 {
 	struct objs *o = &self->o;
-	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
-	struct vhca_status_rec *st = &fk.stk[o->fqp->db_index];
+	struct vhca_db_rec *db = fk_db(o->fqp->db_index);
+	struct vhca_status_rec *st = fk_st(o->fqp->db_index);
 	uint32_t max_sge = o->qp_attr.cap.max_recv_sge;
 	uint32_t count = o->fqp->rq.count, i;
 	struct ibv_sge sge[8];
@@ -141,8 +141,8 @@ TEST_F(rc, post_recv)
 TEST_F(rc, post_send)
 {
 	struct objs *o = &self->o;
-	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
-	struct vhca_status_rec *st = &fk.stk[o->fqp->db_index];
+	struct vhca_db_rec *db = fk_db(o->fqp->db_index);
+	struct vhca_status_rec *st = fk_st(o->fqp->db_index);
 	struct ibv_sge sge[4] = {
 		{ 0x1000, 11, 0x21 }, { 0x2000, 22, 0x22 },
 		{ 0x3000, 33, 0x23 }, { 0x4000, 44, 0x24 },
@@ -293,7 +293,7 @@ TEST_F(rc, post_send)
 TEST_F(rts, post_mw)
 {
 	struct objs *o = &self->o;
-	struct vhca_db_rec *db = &fk.dbk[o->fqp->db_index];
+	struct vhca_db_rec *db = fk_db(o->fqp->db_index);
 	struct ibv_mr mr = { .lkey = 0x3344, .pd = o->pd, .context = o->ctx };
 	struct ibv_mw mw1 = { .context = o->ctx, .pd = o->pd,
 			      .rkey = 0x1200ff, .type = IBV_MW_TYPE_1 };
@@ -414,7 +414,7 @@ TEST_F(cq, ud)
 	swr.opcode = IBV_WR_SEND;
 
 	check(modify_state(qp, IBV_QPS_ERR) &&
-	      (fk.stk[fqp->db_index].flags & VHCA_STATUS_QP_ERROR),
+	      (fk_st(fqp->db_index)[0].flags & VHCA_STATUS_QP_ERROR),
 	      "modify_qp to ERR (the fake raises VHCA_STATUS_QP_ERROR)",
 	      "errno %d", errno);
 	calls = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];

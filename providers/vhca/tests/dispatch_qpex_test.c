@@ -139,8 +139,8 @@ TEST_F(cq, qpex_rc)
 	      (void *)qp, (void *)qpx, errno);
 	if (!fqp || !qpx)
 		return;
-	db = &fk.dbk[fqp->db_index];
-	st = &fk.stk[fqp->db_index];
+	db = fk_db(fqp->db_index);
+	st = fk_st(fqp->db_index);
 	count = fqp->sq.count;
 
 	kicks = fk.cmds[IB_USER_VERBS_CMD_POST_SEND];
@@ -400,7 +400,7 @@ static void atomic_write(struct objs *o)
 	      errno);
 	if (!fqp || !qpx)
 		return;
-	db = &fk.dbk[fqp->db_index];
+	db = fk_db(fqp->db_index);
 	modify_state(qp, IBV_QPS_INIT);
 	modify_state(qp, IBV_QPS_RTR);
 	modify_state(qp, IBV_QPS_RTS);
@@ -516,14 +516,14 @@ TEST_F(cq, qpex_ud)
 	      w->ud.remote_qpn == 0x123456 &&
 	      w->ud.remote_qkey == 0x11112222 && w->imm_data == htobe32(77) &&
 	      w->num_sge == 1 && wqe_sges(w, sizeof(*w))[0].length == 0 &&
-	      fk.dbk[fqp->db_index].head[0] == 1,
+	      fk_db(fqp->db_index)[0].head[0] == 1,
 	      "UD wr_send_imm + wr_set_ud_addr (zero-length SGE): WQE bytes",
 	      "ret %d, ah %#x", ret, w->ud.ah);
 	qpex_batch_start(qpx, 0x501, 0);
 	ibv_wr_rdma_write(qpx, 1, 2);
 	ibv_wr_set_sge(qpx, 1, 2, 3);
 	ret = ibv_wr_complete(qpx);
-	check(ret == EINVAL && fk.dbk[fqp->db_index].head[0] == 1,
+	check(ret == EINVAL && fk_db(fqp->db_index)[0].head[0] == 1,
 	      "UD wr_rdma_write: wr_complete EINVAL", "ret %d", ret);
 	qpex_batch_start(qpx, 0x502, 0);
 	ibv_wr_send(qpx);

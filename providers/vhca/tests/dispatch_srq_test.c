@@ -49,7 +49,7 @@ TEST_F(cq, srq)
 	w = rq_slot(&fsrq->rq, 0);
 	check(!ret && w->wr_id == 0x5a && w->num_sge == 3 &&
 	      wqe_sges(w, sizeof(*w))[2].lkey == 9 &&
-	      fk.dbk[fsrq->db_index].head[0] == 1 && syscalls() == calls,
+	      fk_db(fsrq->db_index)[0].head[0] == 1 && syscalls() == calls,
 	      "post_srq_recv: WQE in the SRQ ring, head[0], no system call",
 	      "ret %d", ret);
 	wr.num_sge = 4;

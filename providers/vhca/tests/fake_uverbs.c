@@ -119,14 +119,48 @@ uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
-/* A fresh record pair, zeroed as the kernel does at create. */
+struct vhca_db_rec *fk_db(uint32_t index)
+{
+	struct vhca_db_rec *db = fk.area_db[index / AREA_RECS]->kview;
+
+	return &db[index % AREA_RECS];
+}
+
+struct vhca_status_rec *fk_st(uint32_t index)
+{
+	struct vhca_status_rec *st = fk.area_st[index / AREA_RECS]->kview;
+
+	return &st[index % AREA_RECS];
+}
+
+/*
+ * A fresh record pair, zeroed as the kernel does at create; its pair of
+ * areas made when it is the first record of that pair.  0 when there is
+ * no room.
+ */
 uint32_t new_rec(void)
 {
-	uint32_t index = ++fk.next_rec;
+	uint32_t index = ++fk.next_rec, n = index / AREA_RECS;
 
-	memset(&fk.dbk[index], 0, sizeof(fk.dbk[index]));
-	memset(&fk.stk[index], 0, sizeof(fk.stk[index]));
+	if (n >= ARRAY_SIZE(fk.area_db))
+		return 0;
+	if (!fk.area_db[n]) {
+		fk.area_db[n] = region_new(0, AREA_SIZE, true);
+		fk.area_st[n] = region_new(0, AREA_SIZE, false);
+		if (!fk.area_db[n] || !fk.area_st[n])
+			return 0;
+	}
+	memset(fk_db(index), 0, sizeof(struct vhca_db_rec));
+	memset(fk_st(index), 0, sizeof(struct vhca_status_rec));
 	return index;
+}
+
+void rec_offsets(uint32_t index, __u64 *db, __u64 *st)
+{
+	if (fk.zero_offsets)
+		return;
+	*db = fk.area_db[index / AREA_RECS]->offset;
+	*st = fk.area_st[index / AREA_RECS]->offset;
 }
 
 /* Writes the core response and the driver's after it. */
@@ -171,8 +205,10 @@ static int fake_get_context(size_t len, void *resp, size_t resp_len)
 	db = region_new(fk.uresp.db_mmap_offset, fk.uresp.db_size, true);
 	st = region_new(fk.uresp.status_mmap_offset, fk.uresp.status_size,
 			false);
-	fk.dbk = db ? db->kview : NULL;
-	fk.stk = st ? st->kview : NULL;
+	memset(fk.area_db, 0, sizeof(fk.area_db));
+	memset(fk.area_st, 0, sizeof(fk.area_st));
+	fk.area_db[0] = db;
+	fk.area_st[0] = st;
 	fk.next_rec = 0;
 	memset(fk.cqs, 0, sizeof(fk.cqs));
 	memset(fk.qps, 0, sizeof(fk.qps));

@@ -27,7 +27,8 @@
 #define PAGE		4096u
 #define DB_OFFSET	(3 * PAGE)
 #define STATUS_OFFSET	(7 * PAGE)
-#define AREA_SIZE	(1024 * 16u)	/* VHCA_UCTX_RECS records */
+#define AREA_RECS	1024u		/* VHCA_UCTX_RECS */
+#define AREA_SIZE	(AREA_RECS * 16u)
 
 /* Distinctive answers of the fake kernel. */
 #define FAKE_NODE_GUID	0x0002c9030000cafeULL
@@ -125,8 +126,14 @@ struct fake_kernel {
 	unsigned int nregions;
 	off_t next_offset;
 	uint32_t next_rec, next_handle;
-	struct vhca_db_rec *dbk;	/* the kernel's view of the areas */
-	struct vhca_status_rec *stk;
+	/*
+	 * The context's pairs of areas of records (fk_db(), fk_st()), the
+	 * first made with the context, the others by new_rec().  Create
+	 * responses place a record's pair at its offsets, or (zero_offsets,
+	 * as a kernel before more than one pair) at 0.
+	 */
+	struct region *area_db[4], *area_st[4];
+	bool zero_offsets;
 	struct fake_cq cqs[8];
 	struct fake_qp qps[8];
 	struct fake_srq srqs[4];
@@ -183,6 +190,11 @@ void region_del(struct region *r);
 struct region *region_new(off_t offset, size_t size, bool writable);
 uint32_t pow2_at_least(uint32_t n);
 uint32_t new_rec(void);
+/* The kernel's view of record @index of either kind. */
+struct vhca_db_rec *fk_db(uint32_t index);
+struct vhca_status_rec *fk_st(uint32_t index);
+/* Where a create response places the pair of areas of record @index. */
+void rec_offsets(uint32_t index, __u64 *db, __u64 *st);
 int respond(void *resp, size_t resp_len, const void *core,
 	    size_t core_len, const void *drv, size_t drv_len);
 int fake_create_cq(const void *req, void *resp, size_t resp_len);

@@ -59,7 +59,7 @@ static void *cqe_slot(const struct fake_cq *cq, struct region *ring,
 void push_cqe_ts(struct fake_cq *cq, const struct vhca_cqe *cqe,
 		 uint64_t core_clock, uint64_t wallclock_ns)
 {
-	uint32_t *tail = &fk.stk[cq->db_index].tail[0];
+	uint32_t *tail = &fk_st(cq->db_index)->tail[0];
 	struct vhca_cqe_ts *slot = cqe_slot(cq, cq->ring, cq->count, *tail);
 
 	slot->cqe = *cqe;
@@ -101,6 +101,8 @@ static int new_cq(uint32_t cqe, uint32_t cqe_size,
 	drv->ring_size = cq->ring->size;
 	drv->cqe_count = cq->count;
 	drv->db_index = cq->db_index;
+	rec_offsets(cq->db_index, &drv->db_area_offset,
+		    &drv->status_area_offset);
 	drv->cqe_size = fk.cqe_size_resp ? fk.cqe_size_resp : cqe_size;
 	return 0;
 }
@@ -157,8 +159,8 @@ int fake_resize_cq(const void *req, void *resp, size_t resp_len)
 	ring = region_new(0, page_up(count * cq->cqe_size), false);
 	if (!ring)
 		return ENOMEM;
-	ci = fk.dbk[cq->db_index].head[0];
-	tail = fk.stk[cq->db_index].tail[0];
+	ci = fk_db(cq->db_index)[0].head[0];
+	tail = fk_st(cq->db_index)[0].tail[0];
 	for (i = ci; i != tail; i++)
 		memcpy(cqe_slot(cq, ring, count, i),
 		       cqe_slot(cq, cq->ring, cq->count, i), cq->cqe_size);
@@ -297,6 +299,7 @@ int fake_create_qp(const void *req, void *resp, size_t resp_len)
 	drv.sq_stride = qp->sq.stride;
 	drv.rq_stride = qp->rq.stride;
 	drv.db_index = qp->db_index;
+	rec_offsets(qp->db_index, &drv.db_area_offset, &drv.status_area_offset);
 	drv.max_inline = inl;
 	if (fk.bad_qp_resp)
 		drv.sq_count = 3;
@@ -315,7 +318,7 @@ int fake_modify_qp(const void *req)
 		return EINVAL;
 	if (!(m->attr_mask & IBV_QP_STATE))
 		return 0;
-	st = &fk.stk[qp->db_index];
+	st = fk_st(qp->db_index);
 	qp->state = m->qp_state;
 	/* As the kernel: the engine is idle after a state change. */
 	st->flags |= VHCA_STATUS_NEEDS_WAKEUP;
@@ -324,8 +327,8 @@ int fake_modify_qp(const void *req)
 	else
 		st->flags &= ~VHCA_STATUS_QP_ERROR;
 	if (qp->state == IBV_QPS_RESET) {
-		st->tail[0] = fk.dbk[qp->db_index].head[0];
-		st->tail[1] = fk.dbk[qp->db_index].head[1];
+		st->tail[0] = fk_db(qp->db_index)[0].head[0];
+		st->tail[1] = fk_db(qp->db_index)[0].head[1];
 	}
 	return 0;
 }
@@ -376,8 +379,8 @@ int fake_post_send(const void *req, void *resp, size_t resp_len)
 	qp = find_qp(fk.post_send.qp_handle);
 	if (!qp || fk.post_send.wr_count)
 		return EINVAL;
-	db = &fk.dbk[qp->db_index];
-	st = &fk.stk[qp->db_index];
+	db = fk_db(qp->db_index);
+	st = fk_st(qp->db_index);
 	if (qp->state == IBV_QPS_ERR) {
 		if (qp->sq.ring)
 			flush_wq(&qp->sq, qp->scq, qp->qpn, &st->tail[0],
@@ -431,6 +434,8 @@ static int fake_new_srq(uint32_t srqn, void *resp, size_t resp_len)
 	drv.count = srq->rq.count;
 	drv.stride = srq->rq.stride;
 	drv.db_index = srq->db_index;
+	rec_offsets(srq->db_index, &drv.db_area_offset,
+		    &drv.status_area_offset);
 	return respond(resp, resp_len, &core, sizeof(core), &drv, sizeof(drv));
 }
 

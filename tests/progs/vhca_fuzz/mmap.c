@@ -112,9 +112,12 @@ static void hold_cq(struct mmap_fuzz *f, struct ibv_cq *cq)
 static void hold_ctx(struct mmap_fuzz *f, struct ibv_context *ctx)
 {
 	struct vhca_context *vc = to_vctx(ctx);
+	struct vhca_area *a;
 
-	steal(f, &vc->db, vc->db_size, true);
-	steal(f, &vc->status, vc->status_size, false);
+	for (a = vc->areas; a < vc->areas + VHCA_UCTX_MAX_AREAS; a++) {
+		steal(f, &a->db, vc->db_size, true);
+		steal(f, &a->status, vc->status_size, false);
+	}
 }
 
 /*
@@ -381,7 +384,7 @@ int hold_main(char **dev, double secs, uint64_t seed)
 	/* The live rings and pages as they are mapped now, and the held. */
 	f.h[f.n++] = (struct held){ to_vqp(a.qp)->sq.buf, to_vqp(a.qp)->sq.size, true };
 	f.h[f.n++] = (struct held){ (void *)to_vcq(a.cq)->ring, to_vcq(a.cq)->ring_size, false };
-	f.h[f.n++] = (struct held){ (void *)to_vctx(a.p.ctx)->status,
+	f.h[f.n++] = (struct held){ (void *)to_vctx(a.p.ctx)->areas[0].status,
 				    to_vctx(a.p.ctx)->status_size, false };
 	touch_all(&f, 3);
 	(void)self_close(&d);

@@ -204,8 +204,8 @@ static void ring_step(struct ring_fuzz *f)
 					   to_vcq(f->ca)->count), __ATOMIC_RELEASE);
 		break;
 	case 7:
-		/* Any record of the context's doorbell page. */
-		__atomic_store_n(&vc->db[below(vc->nrecs)].head[below(2)],
+		/* Any record of the context's first doorbell area. */
+		__atomic_store_n(&vc->areas[0].db[below(vc->area_recs)].head[below(2)],
 				 fuzz_head(0, 1u << below(13)), __ATOMIC_RELEASE);
 		if (chance(50))
 			kick(f, f->q[qi]);

@@ -22,8 +22,9 @@
 #define VHCA_GID_TABLE_LEN	32
 #define VHCA_PKEY_TABLE_LEN	1
 
-/* A user context's areas of records. */
+/* A user context's areas of records: bytes of each, and pairs at most. */
 #define VHCA_UCTX_AREA		(VHCA_UCTX_RECS * sizeof(struct vhca_db_rec))
+#define VHCA_UCTX_AREAS		DIV_ROUND_UP(VHCA_UCTX_MAX_RECS, VHCA_UCTX_RECS)
 
 /* Hardware counters (rdma statistic): the data path fills them. */
 enum vhca_counter {
@@ -144,10 +145,17 @@ struct vhca_mmap {
  * buffers; the core frees the context only after the last mmap_free,
  * so every buffer is uncharged before the quota goes.
  */
+/*
+ * A user context.  Its records are in pairs of areas of VHCA_UCTX_RECS
+ * records each: the doorbell records (user read-write) and the status
+ * records (user read-only).  Pair 0 comes with the context, the others
+ * when a record of theirs is first handed out (under areas_lock); all go
+ * with the context.
+ */
 struct vhca_ucontext {
 	struct ib_ucontext ibuc;
-	struct vhca_mmap *db;		/* doorbell records, user read-write */
-	struct vhca_mmap *status;	/* status records, user read-only */
+	struct mutex areas_lock;	/* makes areas[n] */
+	struct vhca_uctx_area areas[VHCA_UCTX_AREAS];
 	struct ida recs;		/* record indices in use */
 	struct vhca_coherent_quota quota;
 };

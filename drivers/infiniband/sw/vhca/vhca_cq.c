@@ -120,7 +120,7 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	err = vhca_create_prologue(ibcq->device, udata, &vdev->n_cq,
-				   VHCA_MAX_CQ, "create_cq");
+				   VHCA_MAX_CQ + VHCA_MAD_OBJECTS, "create_cq");
 	if (err)
 		return err;
 
@@ -133,8 +133,9 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		cq->clock_offset = vhca_cq_clock_offset();
 	}
 	count = vhca_cq_count(attr->cqe);
-	err = vhca_queue_alloc(vdev, cq->uctx, &cq->ring, &cq->recs, count,
-			       cq->cqe_size, false);
+	err = vhca_queue_alloc(vdev, cq->uctx, &cq->ring, &cq->recs,
+			       VHCA_RECS_REACH(udata, struct vhca_create_cq_resp),
+			       count, cq->cqe_size, false);
 	if (err)
 		goto err_count;
 	if (!cq->uctx) {
@@ -152,6 +153,8 @@ int vhca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		resp.cqe_count = count;
 		resp.db_index = cq->recs.index;
 		resp.cqe_size = cq->cqe_size;
+		vhca_recs_offsets(&cq->recs, &resp.db_area_offset,
+				  &resp.status_area_offset);
 		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_queue;

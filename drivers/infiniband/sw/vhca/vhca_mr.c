@@ -20,7 +20,7 @@ int vhca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct vhca_dev *vdev = to_vdev(ibpd->device);
 
 	return vhca_create_prologue(&vdev->ibdev, udata, &vdev->n_pd,
-				    VHCA_MAX_PD, "alloc_pd");
+				    VHCA_MAX_PD + VHCA_MAD_OBJECTS, "alloc_pd");
 }
 
 int vhca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

@@ -9,6 +9,7 @@
 #define VHCA_PARAM_H
 
 #include <linux/bits.h>
+#include <linux/math.h>
 
 /* Device limits: what query_device reports is what the verbs enforce. */
 #define VHCA_MAX_QP		16384
@@ -20,6 +21,12 @@
 #define VHCA_MAX_MR		65536
 #define VHCA_MAX_MR_SIZE	BIT_ULL(40)
 #define VHCA_MAX_PD		65536
+/*
+ * The MAD layer's own objects on the port (QP1, and the CQ and PD it
+ * uses), which the device counts beyond VHCA_MAX_QP, VHCA_MAX_CQ and
+ * VHCA_MAX_PD, so that users reach those maxima exactly.
+ */
+#define VHCA_MAD_OBJECTS	1
 /*
  * Responder resources (max_dest_rd_atomic): READs a QP holds for its peer,
  * a fixed array in each QP.  Initiator depth (max_rd_atomic): READs a QP
@@ -40,24 +47,32 @@
 #define VHCA_MAX_PKT_PAYLOAD	4096
 #define VHCA_LOCAL_ACK_DELAY	15
 
-/* Records (objects + the context's own) in a user context's areas. */
+/*
+ * Records in each area of a user context, and in all its areas at most:
+ * one per object the device may hold and the context's own.
+ */
 #define VHCA_UCTX_RECS		1024
+#define VHCA_UCTX_MAX_RECS	(VHCA_MAX_QP + VHCA_MAX_CQ + VHCA_MAX_SRQ + 1)
 
 /*
  * Coherent memory a process maps (rings, doorbell and status areas),
  * charged to its memory cgroup and bounded twice: per user context and
- * per device.  A context holds at most one record per live object, so
- * two rings per record (a QP's SQ and RQ) let every live object keep its
- * rings; rings of destroyed objects that are still mapped count until the
- * process unmaps them, so they share that room and cannot pile up.
- * Bytes: uctx_coherent_mb's default, 64 MiB, holds a context's largest
- * objects many times over (a QP at VHCA_MAX_QP_WR with VHCA_MAX_SGE SGEs
- * maps 4 MiB, a CQ at VHCA_MAX_CQE 1 MiB, 2 MiB with timestamps), and is
- * 1/16 of dev_coherent_mb's default (1 GiB), so that no one context takes
- * the device's budget.
+ * per device.  Buffers: a context holds at most one record per live
+ * object, so two rings per record (a QP's SQ and RQ) and the two buffers
+ * of each pair of areas let every live object keep its rings; rings of
+ * destroyed objects that are still mapped count until the process unmaps
+ * them, so they share that room and cannot pile up.  Bytes:
+ * uctx_coherent_mb's default, 256 MiB, holds VHCA_MAX_QP QPs of a typical
+ * size (64 send and 64 receive WRs of one SGE: 12 KiB of rings) with a CQ
+ * per 64 of them and all the areas, or a context's largest objects many
+ * times over (a QP at VHCA_MAX_QP_WR with VHCA_MAX_SGE SGEs maps 4 MiB, a
+ * CQ at VHCA_MAX_CQE 1 MiB, 2 MiB with timestamps); it is a quarter of
+ * dev_coherent_mb's default (1 GiB), so that no one context takes the
+ * device's budget.
  */
-#define VHCA_UCTX_BUFS		(2 * VHCA_UCTX_RECS)
-#define VHCA_UCTX_COHERENT_MB	64
+#define VHCA_UCTX_BUFS		(2 * VHCA_UCTX_MAX_RECS + \
+				 2 * DIV_ROUND_UP(VHCA_UCTX_MAX_RECS, VHCA_UCTX_RECS))
+#define VHCA_UCTX_COHERENT_MB	256
 #define VHCA_DEV_COHERENT_MB	1024
 
 /*

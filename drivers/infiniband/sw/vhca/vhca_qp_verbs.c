@@ -177,6 +177,8 @@ static int vhca_qp_create_resp(struct vhca_qp *qp, struct ib_udata *udata)
 	resp.rq_stride = qp->rq.stride;
 	resp.db_index = qp->recs.index;
 	resp.max_inline = qp->max_inline;
+	vhca_recs_offsets(&qp->recs, &resp.db_area_offset,
+			  &resp.status_area_offset);
 	return vhca_copy_resp(udata, &resp, sizeof(resp));
 }
 
@@ -191,7 +193,8 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = vhca_qp_check_create(vdev, init, udata, &geo);
 	if (err)
 		return err;
-	err = vhca_object_get(&vdev->ibdev, &vdev->n_qp, VHCA_MAX_QP,
+	err = vhca_object_get(&vdev->ibdev, &vdev->n_qp,
+			      VHCA_MAX_QP + VHCA_MAD_OBJECTS,
 			      "create_qp");
 	if (err)
 		return err;
@@ -209,7 +212,8 @@ int vhca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->qp_type == IB_QPT_XRC_TGT)
 		qp->xrcd = init->xrcd;
 
-	err = vhca_recs_alloc(vdev, qp->uctx, &qp->recs);
+	err = vhca_recs_alloc(vdev, qp->uctx, &qp->recs,
+			      VHCA_RECS_REACH(udata, struct vhca_create_qp_resp));
 	if (err)
 		goto err_count;
 	err = vhca_qp_alloc_rings(vdev, qp, &geo);

@@ -77,17 +77,56 @@ void vhca_rings_release(struct vhca_dev *vdev, atomic_t *count,
 }
 
 /*
+ * The pair of areas holding record index of uctx, made when its first
+ * record is handed out.
+ */
+static int vhca_area_get(struct vhca_ucontext *uctx, u32 index,
+			 struct vhca_uctx_area **areap)
+{
+	struct vhca_uctx_area *area = &uctx->areas[index / VHCA_UCTX_RECS];
+	struct vhca_mmap *db, *st;
+	int err = 0;
+
+	mutex_lock(&uctx->areas_lock);
+	if (area->db)
+		goto out;
+	db = vhca_mmap_create(uctx, VHCA_UCTX_AREA, true);
+	if (IS_ERR(db)) {
+		err = PTR_ERR(db);
+		goto out;
+	}
+	st = vhca_mmap_create(uctx, VHCA_UCTX_AREA, false);
+	if (IS_ERR(st)) {
+		rdma_user_mmap_entry_remove(&db->rdma);
+		err = PTR_ERR(st);
+		goto out;
+	}
+	area->db = db;
+	area->status = st;
+out:
+	mutex_unlock(&uctx->areas_lock);
+	if (!err)
+		*areap = area;
+	return err;
+}
+
+/*
  * The records of a new object: a free slot of the user context's areas,
- * or a zeroed pair of the object's own for a kernel object.
+ * among the first reach records (those its caller's create response can
+ * place: vhca_recs_reach()), or a zeroed pair of the object's own for a
+ * kernel object.
  */
 int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
-		    struct vhca_recs *recs)
+		    struct vhca_recs *recs, u32 reach)
 {
+	struct vhca_uctx_area *area;
 	struct vhca_db_rec *db;
-	int index;
+	u32 slot;
+	int index, err;
 
 	if (uctx) {
-		index = ida_alloc_range(&uctx->recs, 1, VHCA_UCTX_RECS - 1,
+		index = ida_alloc_range(&uctx->recs, 1,
+					min(reach, VHCA_UCTX_MAX_RECS) - 1,
 					GFP_KERNEL);
 		if (index == -ENOSPC) {
 			atomic64_inc(&vdev->counters[VHCA_CNT_LIMIT_CTX_RECORDS]);
@@ -95,10 +134,17 @@ int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 		}
 		if (index < 0)
 			return index;
+		err = vhca_area_get(uctx, index, &area);
+		if (err) {
+			ida_free(&uctx->recs, index);
+			return err;
+		}
+		slot = index % VHCA_UCTX_RECS;
 		recs->index = index;
-		recs->db = (struct vhca_db_rec *)uctx->db->cpu_addr + index;
-		recs->st = (struct vhca_status_rec *)uctx->status->cpu_addr +
-			   index;
+		recs->area = area;
+		recs->db = (struct vhca_db_rec *)area->db->cpu_addr + slot;
+		recs->st = (struct vhca_status_rec *)area->status->cpu_addr +
+			   slot;
 		/* A record may have served an earlier object. */
 		memset(recs->db, 0, sizeof(*recs->db));
 		memset(recs->st, 0, sizeof(*recs->st));
@@ -113,6 +159,25 @@ int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 	recs->db = db;
 	recs->st = (struct vhca_status_rec *)(db + 1);
 	return 0;
+}
+
+/*
+ * The records a user verb may be given: all of them when its create
+ * response reaches the areas' offsets (resp_end: the end of the response's
+ * status_area_offset), else those of the first pair of areas.
+ */
+u32 vhca_recs_reach(struct ib_udata *udata, size_t resp_end)
+{
+	return udata && udata->outlen >= resp_end ? VHCA_UCTX_MAX_RECS :
+						    VHCA_UCTX_RECS;
+}
+
+/* The mmap offsets of the areas holding a user object's records. */
+void vhca_recs_offsets(const struct vhca_recs *recs, u64 *db_offset,
+		       u64 *status_offset)
+{
+	*db_offset = rdma_user_mmap_get_offset(&recs->area->db->rdma);
+	*status_offset = rdma_user_mmap_get_offset(&recs->area->status->rdma);
 }
 
 void vhca_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <rdma/vhca-abi.h>
 
+struct ib_udata;
 struct vhca_dev;
 struct vhca_mmap;
 struct vhca_ucontext;
@@ -35,6 +36,13 @@ struct vhca_recs {
 	struct vhca_status_rec *st;
 	u32 index;		/* user: db_index; kernel: 0 */
 	dma_addr_t dma;		/* kernel: the pair's buffer */
+	struct vhca_uctx_area *area;	/* user: the areas holding it */
+};
+
+/* A user context's pair of areas of records (struct vhca_ucontext). */
+struct vhca_uctx_area {
+	struct vhca_mmap *db;		/* doorbell records, user read-write */
+	struct vhca_mmap *status;	/* status records, user read-only */
 };
 
 int vhca_ring_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
@@ -45,7 +53,13 @@ void vhca_rings_release(struct vhca_dev *vdev, atomic_t *count,
 			struct vhca_ring *ring, struct vhca_ring *ring2);
 
 int vhca_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
-		    struct vhca_recs *recs);
+		    struct vhca_recs *recs, u32 reach);
+u32 vhca_recs_reach(struct ib_udata *udata, size_t resp_end);
+/* The records a user verb whose create response is a resp_type may get. */
+#define VHCA_RECS_REACH(udata, resp_type) \
+	vhca_recs_reach(udata, offsetofend(resp_type, status_area_offset))
+void vhca_recs_offsets(const struct vhca_recs *recs, u64 *db_offset,
+		       u64 *status_offset);
 void vhca_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 		    struct vhca_recs *recs);
 
@@ -56,15 +70,15 @@ void vhca_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 static inline int vhca_queue_alloc(struct vhca_dev *vdev,
 				   struct vhca_ucontext *uctx,
 				   struct vhca_ring *ring,
-				   struct vhca_recs *recs, u32 count,
-				   u32 stride, bool writable)
+				   struct vhca_recs *recs, u32 reach,
+				   u32 count, u32 stride, bool writable)
 {
 	int err;
 
 	err = vhca_ring_alloc(vdev, uctx, ring, count, stride, writable);
 	if (err)
 		return err;
-	err = vhca_recs_alloc(vdev, uctx, recs);
+	err = vhca_recs_alloc(vdev, uctx, recs, reach);
 	if (err)
 		vhca_ring_free(vdev, ring);
 	return err;

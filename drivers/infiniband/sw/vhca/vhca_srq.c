@@ -158,8 +158,9 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->uctx = vhca_uctx_of(udata);
 	count = roundup_pow_of_two(init->attr.max_wr);
 	stride = vhca_srq_stride(init->attr.max_sge);
-	err = vhca_queue_alloc(vdev, srq->uctx, &srq->ring, &srq->recs, count,
-			       stride, true);
+	err = vhca_queue_alloc(vdev, srq->uctx, &srq->ring, &srq->recs,
+			       VHCA_RECS_REACH(udata, struct vhca_create_srq_resp),
+			       count, stride, true);
 	if (err)
 		goto err_count;
 	srq->max_sge = vhca_srq_max_sge(stride);
@@ -175,6 +176,8 @@ int vhca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		resp.count = count;
 		resp.stride = stride;
 		resp.db_index = srq->recs.index;
+		vhca_recs_offsets(&srq->recs, &resp.db_area_offset,
+				  &resp.status_area_offset);
 		err = vhca_copy_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_num;

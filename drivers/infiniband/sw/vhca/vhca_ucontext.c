@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * User contexts of vhca: each gets a doorbell area (user read-write) and a
- * status area (user read-only) of its own, in DMA-coherent memory mapped
- * through the rdma_user_mmap_entry API.
+ * User contexts of vhca: each gets pairs of a doorbell area (user
+ * read-write) and a status area (user read-only) of its own, the first
+ * with the context and the others as its objects need them
+ * (vhca_recs_alloc()), in DMA-coherent memory mapped through the
+ * rdma_user_mmap_entry API.
  */
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -15,7 +17,7 @@
 static unsigned int uctx_coherent_mb = VHCA_UCTX_COHERENT_MB;
 module_param(uctx_coherent_mb, uint, 0644);
 MODULE_PARM_DESC(uctx_coherent_mb,
-		 "MiB of coherent memory one user context may map, its destroyed objects' rings still mapped included; read when the context is allocated (default 64)");
+		 "MiB of coherent memory one user context may map, its destroyed objects' rings still mapped included; read when the context is allocated (default 256)");
 
 /*
  * Coherent memory for one context, offered to it through mmap: charged
@@ -56,10 +58,26 @@ err_free:
 	return ERR_PTR(err);
 }
 
+static_assert(VHCA_UCTX_AREAS <= VHCA_UCTX_MAX_AREAS);
+
+/* Every pair of areas the context has; the pages go in mmap_free. */
+static void vhca_uctx_areas_remove(struct vhca_ucontext *uctx)
+{
+	struct vhca_uctx_area *area;
+
+	for (area = uctx->areas; area < uctx->areas + VHCA_UCTX_AREAS; area++) {
+		if (!area->db)
+			continue;
+		rdma_user_mmap_entry_remove(&area->status->rdma);
+		rdma_user_mmap_entry_remove(&area->db->rdma);
+	}
+}
+
 int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct vhca_ucontext *uctx = to_vuctx(ibuc);
 	struct vhca_alloc_ucontext_resp resp = {};
+	struct vhca_uctx_area *area0 = &uctx->areas[0];
 	int err;
 
 	if (vhca_udata_check(ibuc->device, udata, "alloc_ucontext"))
@@ -68,38 +86,36 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	ida_init(&uctx->recs);
 	vhca_coherent_quota_init(&uctx->quota, VHCA_UCTX_BUFS,
 				 (size_t)READ_ONCE(uctx_coherent_mb) << 20);
-	uctx->db = vhca_mmap_create(uctx, VHCA_UCTX_AREA, true);
-	if (IS_ERR(uctx->db))
-		return PTR_ERR(uctx->db);
-	uctx->status = vhca_mmap_create(uctx, VHCA_UCTX_AREA, false);
-	if (IS_ERR(uctx->status)) {
-		err = PTR_ERR(uctx->status);
-		goto err_db;
+	area0->db = vhca_mmap_create(uctx, VHCA_UCTX_AREA, true);
+	if (IS_ERR(area0->db))
+		return PTR_ERR(area0->db);
+	area0->status = vhca_mmap_create(uctx, VHCA_UCTX_AREA, false);
+	if (IS_ERR(area0->status)) {
+		err = PTR_ERR(area0->status);
+		rdma_user_mmap_entry_remove(&area0->db->rdma);
+		return err;
 	}
 
-	resp.db_mmap_offset = rdma_user_mmap_get_offset(&uctx->db->rdma);
-	resp.status_mmap_offset = rdma_user_mmap_get_offset(&uctx->status->rdma);
+	resp.db_mmap_offset = rdma_user_mmap_get_offset(&area0->db->rdma);
+	resp.status_mmap_offset =
+		rdma_user_mmap_get_offset(&area0->status->rdma);
 	resp.db_size = VHCA_UCTX_AREA;
 	resp.status_size = VHCA_UCTX_AREA;
 	err = vhca_copy_resp(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_status;
+	if (err) {
+		vhca_uctx_areas_remove(uctx);
+		return err;
+	}
+	mutex_init(&uctx->areas_lock);
 	return 0;
-
-err_status:
-	rdma_user_mmap_entry_remove(&uctx->status->rdma);
-err_db:
-	rdma_user_mmap_entry_remove(&uctx->db->rdma);
-	return err;
 }
 
-/* The pages go in mmap_free, once no process maps them any more. */
 void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	struct vhca_ucontext *uctx = to_vuctx(ibuc);
 
-	rdma_user_mmap_entry_remove(&uctx->status->rdma);
-	rdma_user_mmap_entry_remove(&uctx->db->rdma);
+	vhca_uctx_areas_remove(uctx);
+	mutex_destroy(&uctx->areas_lock);
 	ida_destroy(&uctx->recs);
 }
 

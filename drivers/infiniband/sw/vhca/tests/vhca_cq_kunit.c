@@ -45,7 +45,7 @@ void vhca_cq_test_rings_release(struct vhca_dev *vdev, atomic_t *count,
 }
 
 int vhca_cq_test_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
-			    struct vhca_recs *recs)
+			    struct vhca_recs *recs, u32 reach)
 {
 	recs->db = kzalloc(sizeof(*recs->db) + sizeof(*recs->st), GFP_KERNEL);
 	if (!recs->db)
@@ -257,9 +257,15 @@ static void vhca_cq_create_refusals(struct kunit *test)
 	attr.comp_vector = 1;
 	KUNIT_EXPECT_EQ(test, vhca_create_cq(&cq->ibcq, &attr, NULL), -EINVAL);
 	attr.comp_vector = 0;
-	atomic_set(&t->vdev->n_cq, VHCA_MAX_CQ);
+	/* VHCA_MAX_CQ and the MAD layer's own: full. */
+	atomic_set(&t->vdev->n_cq, VHCA_MAX_CQ + VHCA_MAD_OBJECTS);
 	KUNIT_EXPECT_EQ(test, vhca_create_cq(&cq->ibcq, &attr, NULL), -ENOMEM);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_cq), VHCA_MAX_CQ);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->n_cq),
+			VHCA_MAX_CQ + VHCA_MAD_OBJECTS);
+	/* VHCA_MAX_CQ less one with the MAD layer's: room for one more. */
+	atomic_set(&t->vdev->n_cq, VHCA_MAX_CQ - 1 + VHCA_MAD_OBJECTS);
+	KUNIT_ASSERT_EQ(test, vhca_create_cq(&cq->ibcq, &attr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vhca_destroy_cq(&cq->ibcq, NULL), 0);
 	atomic_set(&t->vdev->n_cq, 0);
 
 	attr.cqe = VHCA_MAX_CQE;
