@@ -295,6 +295,12 @@ void vhca_engine_kick(struct vhca_qp *qp);
 void vhca_engine_rx(struct vhca_dev *vdev, struct sk_buff *skb);
 void vhca_engine_qp_linger(struct vhca_qp *qp);
 
+/* vhca_mad.c */
+int vhca_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in_mad, struct ib_mad *out_mad,
+		     size_t *out_mad_size, u16 *out_mad_pkey_index);
+
 /* vhca_stats.c */
 struct rdma_hw_stats *vhca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port);

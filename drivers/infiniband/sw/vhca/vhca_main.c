@@ -97,6 +97,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.post_recv = vhca_post_recv,
 	.post_send = vhca_post_send,
 	.post_srq_recv = vhca_post_srq_recv,
+	.process_mad = vhca_process_mad,
 	.query_ah = vhca_query_ah,
 	.query_device = vhca_query_device,
 	.query_pkey = vhca_query_pkey,
