@@ -15,9 +15,10 @@ PKGS=(
 	linux-source-6.12
 	# the test VM, and the trixie and sid roots (scripts/distro-root.sh)
 	qemu-system-x86 busybox-static iproute2 debootstrap
-	# RDMA userspace: provider build, tools, tests
+	# RDMA userspace: provider build, tools, tests (infiniband-diags:
+	# perfquery, tried against the port's performance management agent)
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
-	rdmacm-utils perftest python3-pyverbs
+	rdmacm-utils perftest python3-pyverbs infiniband-diags
 	# the kernel's RDMA consumers in the guest (tests/guest/ulp.sh):
 	# NVMe over RDMA and NFS over RDMA; none of their services may run
 	# on this host (below)
