@@ -4,7 +4,8 @@
 # ibv_devinfo -v through the uninstalled provider, attributes against the
 # driver's limits, the GID table following address changes, port events
 # seen by ibv_asyncwatch, the mmap rules of user contexts, and processes
-# holding contexts across `rdma link delete` (DEVICE_FATAL, no crash).
+# holding contexts across `rdma link delete` (DEVICE_FATAL, no crash), and
+# the port's performance management agent against rdma statistic.
 . "$VHCA_TOP/tests/lib/guest.sh"
 
 export RDMAV_DRIVERS=$VHCA_PROVIDER
@@ -185,5 +186,126 @@ rename() {
 	check "no coherent buffer outstanding at any removal" no_dmesg "outstanding at removal"
 }
 scenario rename rename 60
+
+# pma_sysfs DEV WHEN: DEV's PMA through the core's sysfs counters/ (a Get
+# of PortCountersExtended through process_mad, vhca_mad.c) read between
+# two reads of rdma statistic's counters, each within those two (data in
+# units of 4 octets: tx_bytes / 4); PortRcvErrors is rx_icrc_errors.
+pma_sysfs() {
+	_ps=0
+	for _m in port_xmit_data:tx_bytes:4 port_rcv_data:rx_bytes:4 \
+		port_xmit_packets:tx_packets:1 port_rcv_packets:rx_packets:1 \
+		port_rcv_errors:rx_icrc_errors:1; do
+		_f=${_m%%:*} _r=${_m#*:}
+		_c=${_r%:*} _u=${_r#*:}
+		_lo=$(($(counter $1 $_c) / _u))
+		_v=$(cat $IB/$1/ports/1/counters/$_f)
+		# Past the core's 10 ms cache of hw_counters.
+		sleep 0.05
+		_hi=$(($(counter $1 $_c) / _u))
+		echo "# $1 $2: counters/$_f $_v, rdma statistic $_c / $_u: $_lo..$_hi"
+		[ "$_lo" -le "$_v" ] && [ "$_v" -le "$_hi" ] || _ps=1
+	done
+	return $_ps
+}
+
+# pma_gid DEV GID: the index of GID, a RoCE v2 entry of DEV's port 1.
+pma_gid() {
+	for _f in $IB/$1/ports/1/gids/*; do
+		gid_entry "$1" "${_f##*/}" && [ "$GE" = "$2" ] &&
+			echo "${_f##*/}" && return 0
+	done
+	return 1
+}
+
+pma_gids() {
+	pma_gid vhca0 fd00:0000:0000:0000:0000:0000:0000:0001 >/dev/null &&
+		pma_gid vhca1 fd00:0000:0000:0000:0000:0000:0000:0002 >/dev/null
+}
+
+# pma_field NAME: a figure vhca_pma printed ("# pcx PortXmitData N").
+pma_field() {
+	sed -n "s/^# $1 \([0-9a-fx]*\)$/\1/p" $T/pma
+}
+
+# pma_within FIELD LO HI: vhca_pma's FIELD is within LO..HI.
+pma_within() {
+	_pw=$(pma_field "$1")
+	echo "# vhca_pma $1 $_pw, rdma statistic: $2..$3"
+	[ -n "$_pw" ] && [ "$2" -le "$_pw" ] && [ "$_pw" -le "$3" ]
+}
+
+# The port's performance management agent against rdma statistic, before
+# and after ibv_rc_pingpong between vhca0 and vhca1: the core's sysfs
+# counters/, and vhca_pma's Gets from vhca0 over the GSI QPs to vhca1's
+# agent (tests/progs/vhca_pma.c, IPv6 GIDs), each figure within rdma statistic's
+# before and after it; the reset (Set) refused.  perfquery is tried: it
+# cannot reach a RoCE port (it registers an SMP agent, which needs QP0).
+# Stock kernel only: the debug kernel sees process_mad pass every CM MAD
+# on (cm.sh) and the agent's answers in the KUnit suite vhca_mad.
+pma() {
+	ports_one_ns
+	check "modprobe ib_umad" modprobe ib_umad
+	_t0=$(date +%s)
+	check "counters/ of vhca0 and vhca1 exist (process_mad)" \
+		test -r $IB/vhca0/ports/1/counters/port_xmit_data -a \
+		-r $IB/vhca1/ports/1/counters/port_xmit_data
+	check "no unicast/multicast counters claimed (CapMask bit 9 clear)" \
+		test ! -e $IB/vhca0/ports/1/counters/unicast_xmit_packets
+	check "vhca0's counters/ is rdma statistic's (idle)" pma_sysfs vhca0 idle
+	check "vhca1's counters/ is rdma statistic's (idle)" pma_sysfs vhca1 idle
+	_x0=$(cat $IB/vhca1/ports/1/counters/port_xmit_data)
+	check "ibv_rc_pingpong 500 x 4 KiB, vhca0 to vhca1" pair pma-pp \
+		"ibv_rc_pingpong -e -d vhca0 -g $G0 -n 500 -s 4096" \
+		"ibv_rc_pingpong -e -d vhca1 -g $G1 -n 500 -s 4096 10.0.0.1"
+	check "vhca0's counters/ is rdma statistic's (after)" pma_sysfs vhca0 after
+	check "vhca1's counters/ is rdma statistic's (after)" pma_sysfs vhca1 after
+	_x1=$(cat $IB/vhca1/ports/1/counters/port_xmit_data)
+	check "vhca1's PortXmitData grew by the 2 MB sent ($_x0 to $_x1)" \
+		test $((_x1 - _x0)) -ge $((500 * 4096 / 4))
+
+	# IPv6 GIDs: with IPv4 ones the MAD layer cannot match an answer to
+	# its request (it takes the GRH's DGID where an IPv4 header is).
+	ip -6 addr add fd00::1/64 dev veth0 nodad
+	ip -6 addr add fd00::2/64 dev veth1 nodad
+	check "vhca0 and vhca1 have the GIDs of fd00::1 and fd00::2" \
+		wait_for 5 pma_gids
+	_s6=$(pma_gid vhca0 fd00:0000:0000:0000:0000:0000:0000:0001)
+	_lo_tb=$(counter vhca1 tx_bytes) _lo_rb=$(counter vhca1 rx_bytes)
+	_lo_tp=$(counter vhca1 tx_packets) _lo_rp=$(counter vhca1 rx_packets)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_pma vhca0 "$_s6" \
+		fd00::2 >$T/pma 2>&1
+	_pr=$?
+	relay "vhca_pma vhca0 to vhca1" $T/pma
+	check "vhca_pma exits 0 (exit status $_pr)" test $_pr = 0
+	_hi_tb=$(counter vhca1 tx_bytes) _hi_rb=$(counter vhca1 rx_bytes)
+	_hi_tp=$(counter vhca1 tx_packets) _hi_rp=$(counter vhca1 rx_packets)
+	check "ClassPortInfo: AllPortSelect, extended counters (no IETF ones)" \
+		test "$(pma_field 'cpi CapMask')" = 0x0500
+	for _k in pc pcx; do
+		check "$_k PortXmitData is vhca1's tx_bytes / 4" pma_within \
+			"$_k PortXmitData" $((_lo_tb / 4)) $((_hi_tb / 4))
+		check "$_k PortRcvData is vhca1's rx_bytes / 4" pma_within \
+			"$_k PortRcvData" $((_lo_rb / 4)) $((_hi_rb / 4))
+		check "$_k PortXmitPkts is vhca1's tx_packets" pma_within \
+			"$_k PortXmitPkts" $_lo_tp $_hi_tp
+		check "$_k PortRcvPkts is vhca1's rx_packets" pma_within \
+			"$_k PortRcvPkts" $_lo_rp $_hi_rp
+	done
+	check "Set PortCounters (a reset) is refused: unsupported (0x000c)" \
+		test "$(pma_field 'set status')" = 0x000c
+	check "no counter was reset" test "$(counter vhca1 tx_bytes)" -ge $_hi_tb
+
+	perfquery -x -C vhca0 -P 1 >$T/perfquery 2>&1
+	_pq=$?
+	cat $T/perfquery
+	if [ $_pq != 0 ] && grep -q "client_register for mgmt 1 failed" $T/perfquery; then
+		skip "perfquery -x -C vhca0" "perfquery registers an SMP agent: RoCE ports have no QP0"
+	else
+		check "perfquery -x -C vhca0 answers (exit status $_pq)" test $_pq = 0
+	fi
+	echo "# pma: $(($(date +%s) - _t0)) s after the set-up"
+}
+scenario pma pma 60 stock
 
 run_scenarios "$@"

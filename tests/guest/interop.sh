@@ -91,6 +91,19 @@ show_counters() {
 	# Receive backlog drops (second column) per CPU, both namespaces.
 	cut -d' ' -f1-2 /proc/net/softnet_stat | tr '\n' ' '
 	echo
+	# The performance management agents (sysfs counters/, data in 4-octet
+	# units) side by side: vhca's, and rxe's where its kernel has one (7.2).
+	for _d in rxe0 vhca1; do
+		_c=/sys/class/infiniband/$_d/ports/1/counters
+		if [ -r $_c/port_xmit_data ]; then
+			echo "# $_d PMA: PortXmitData $(cat $_c/port_xmit_data)" \
+				"PortRcvData $(cat $_c/port_rcv_data)" \
+				"PortXmitPkts $(cat $_c/port_xmit_packets)" \
+				"PortRcvPkts $(cat $_c/port_rcv_packets)"
+		else
+			echo "# $_d PMA: none (no counters/ in sysfs)"
+		fi
+	done
 }
 
 # What each side puts on the wire: every RoCEv2 frame on an interface,

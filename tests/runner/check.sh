@@ -64,7 +64,7 @@ declare -A BUDGET=(
 )
 # The guest scripts.
 BUDGET+=(
-	[stock/link]=60 [stock/device]=60 [stock/objects]=60 [stock/net]=60
+	[stock/link]=60 [stock/device]=90 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
 	[stock/ucx]=140 [stock/middleware]=240
