@@ -17,7 +17,10 @@
 # check, then its bandwidth; mpi: Open MPI 4.1 between two hosts (vhca1 in
 # the namespace peer) over pml ucx and over pml cm with mtl ofi, NetPIPE's
 # integrity check and an allreduce whose sums every rank checks, and
-# rxe's allreduces with both ranks on one host.
+# rxe's allreduces with both ranks on one host; wire: vhca0 here and
+# vhca1 in the namespace peer, nothing else on their veth wire,
+# ib_write_bw and NetPIPE over rsockets, and every counter of vhca's of
+# loss and reordering against the kernel's counters of drops (vhca only).
 #
 # The stock kernel's only: the debug kernel's checkers see the RDMA CM, RC
 # and UD paths these take in cm.sh (rping, pingpong, vhca-ud, vhca-cm) and
@@ -222,6 +225,119 @@ rsockets() {
 	figures
 }
 scenario rsockets rsockets 200 stock
+
+# ---- drops on an unloaded veth wire
+
+# drop_counters: "NAME VALUE" lines, NAME its kind and its name: vhca's
+# counters of loss and reordering (total: vhca0's plus vhca1's in the
+# namespace peer), and every kernel counter of a packet dropped between
+# vhca's sender and its receiver in either namespace: UDP's receive errors
+# (/proc/net/snmp), the veth ends' drops, their qdiscs', and the per-CPU
+# backlogs' (/proc/net/softnet_stat: its second column; its third, the
+# times the receive softirq ran out of budget, is shown, not a drop).
+drop_counters() {
+	for _dc in retransmits timeouts seq_naks rx_out_of_window duplicate_requests rnr_naks; do
+		echo "vhca $_dc $(total $_dc)"
+	done
+	for _dc in here peer; do
+		_dx=
+		[ $_dc = peer ] && _dx="ip netns exec peer"
+		$_dx awk -v ns=$_dc '$1 == "Udp:" {
+			if (!n) { n = split($0, h); next }
+			for (i = 2; i <= n; i++)
+				if (h[i] ~ /^(InErrors|RcvbufErrors|SndbufErrors)$/)
+					print "kernel " ns "_udp_" h[i], $i
+		}' /proc/net/snmp
+		_dv=veth0
+		[ $_dc = peer ] && _dv=veth1
+		echo "kernel ${_dv}_rx_dropped $($_dx cat /sys/class/net/$_dv/statistics/rx_dropped)"
+		echo "kernel ${_dv}_tx_dropped $($_dx cat /sys/class/net/$_dv/statistics/tx_dropped)"
+		echo "kernel ${_dv}_qdisc_dropped $($_dx tc -s qdisc show dev $_dv |
+			awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") d += $(i + 1) } END { print d + 0 }')"
+	done
+	_dd=0 _ds=0
+	while read -r _ _dc_d _dc_s _; do
+		_dd=$((_dd + 0x$_dc_d)) _ds=$((_ds + 0x$_dc_s))
+	done </proc/net/softnet_stat
+	echo "kernel backlog_dropped $_dd"
+	echo "info backlog_time_squeeze $_ds"
+}
+
+# drops_owned BEFORE AFTER: each counter's change printed; vhca's own
+# drops none: its responders found no gap in a QP's packets (seq_naks)
+# and took every packet in order (rx_out_of_window), or the kernel
+# counted drops and each gap is matched by one of them.  A retransmit
+# timeout after which neither happened resent only what had arrived (its
+# packets counted as duplicates): an acknowledgement came late, nothing
+# was lost; it is shown, not counted.  (A lost last packet of a burst,
+# which leaves no gap behind it, is not told from a late acknowledgement
+# here: the check sees the losses that are followed by packets.)
+drops_owned() {
+	awk 'NR == FNR { b[$1 " " $2] = $3; next }
+	{
+		d = $3 - b[$1 " " $2]
+		printf "# %-6s %-28s %8d -> %8d  %+d\n", $1, $2, b[$1 " " $2], $3, d
+		c[$1 " " $2] = d
+		if ($1 == "kernel") k += d
+	}
+	END {
+		g = c["vhca seq_naks"]; o = c["vhca rx_out_of_window"]
+		printf "# vhca: %d gaps, %d packets out of order, %d retransmit timeouts; kernel: %d drops\n",
+			g, o, c["vhca timeouts"], k
+		if (g + o == 0 && c["vhca timeouts"])
+			print "# the timeouts resent what had arrived: acknowledgements came late"
+		exit !(g + o == 0 || (k > 0 && g <= k))
+	}' "$1" "$2"
+}
+
+# rps_both: the receive queues of veth0 here and veth1 in the peer steer
+# each flow to one CPU (RPS over every CPU).
+rps_both() {
+	_ra=$(printf '%x' $(((1 << $(nproc)) - 1)))
+	echo $_ra >/sys/class/net/veth0/queues/rx-0/rps_cpus &&
+		ip netns exec peer sh -c "echo $_ra >/sys/class/net/veth1/queues/rx-0/rps_cpus"
+}
+
+# wire_drops: vhca0 here and vhca1 in the namespace peer, nothing else
+# on their wire (no netem): ib_write_bw of 5000 64 KiB messages from
+# vhca0 to vhca1, then NetPIPE over rsockets from 10.0.0.1 to 10.0.0.2 (1 B
+# to 1 MiB, its perturbations, 3 round trips a size); every counter of
+# loss before and after each.
+# Each veth end steers a flow to one CPU's backlog (RPS), as a NIC's RSS
+# keeps a flow in one queue: without it a veth delivers into the backlog
+# of the CPU that sends, and vhca sends a QP's packets from whichever CPU
+# runs its requester; a backlog the receive softirq left to ksoftirqd
+# (softnet_stat's time_squeeze) is then overtaken by the packets sent
+# after it from the other CPU, which vhca's responder must NAK as a gap
+# (seq_naks and rx_out_of_window, no drop anywhere:
+# Documentation/middleware.md).  ib_write_bw's QP timeout is about 1 s
+# (-u 18): its default, 67 ms, is shorter than an acknowledgement can
+# take in a TCG guest whose receive softirq runs late, and its
+# retransmissions of what arrived would be counted here.
+wire_drops() {
+	ports_two_ns
+	check "RPS over every CPU on veth0 and, in the peer, veth1" rps_both
+	_wb="ib_write_bw -F -p 18515 -s 65536 -n 5000 -u 18"
+	drop_counters >$T/drops.0
+	check "ib_write_bw -s 65536 -n 5000, vhca0 to vhca1 in the namespace peer" \
+		pair wire-bw "ip netns exec peer $_wb -d vhca1 -x $G1" \
+		"$_wb -d vhca0 -x $G0 10.0.0.2"
+	echo "# ib_write_bw: $(awk '/^ *#bytes/ { h = 1; next }
+		h && $1 ~ /^[0-9]+$/ { print $4 " MB/s"; exit }' $T/wire-bw.cli)"
+	drop_counters >$T/drops.1
+	check "NPtcp under librspreload, 10.0.0.1 to 10.0.0.2 in the namespace peer" \
+		pair wire-np \
+		"ip netns exec peer env LD_PRELOAD=$RSPRELOAD NPtcp -P 5102 -u 1048576 -n 3" \
+		"LD_PRELOAD=$RSPRELOAD NPtcp -h 10.0.0.2 -P 5102 -u 1048576 -n 3 -o $T/wire-np.out"
+	echo "# NetPIPE: $(awk '$2 > m { m = $2; s = $1 }
+		END { if (m) printf "%.0f Mb/s at %d\n", m, s }' $T/wire-np.out)"
+	drop_counters >$T/drops.2
+	check "ib_write_bw: no drop of vhca's own" drops_owned $T/drops.0 $T/drops.1
+	check "NetPIPE: no drop of vhca's own" drops_owned $T/drops.1 $T/drops.2
+	_wr=$(counter vhca1 rx_packets peer)
+	check "the traffic went through vhca1 (rx_packets $_wr)" test "$_wr" -gt 10000
+}
+scenario wire wire_drops 200 stock
 
 # ---- Open MPI
 
