@@ -1,11 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Guest: UCX 1.13 and Open MPI 4.1 (pml ucx) over two vhca ports of one
-# namespace, vhca0 (10.0.0.1) and vhca1 (10.0.0.2).  ucx_perftest at the
-# UCT level (ud_verbs active messages, rc_verbs atomics; its server takes
-# the client's -d, so both ends open vhca0) and at the UCP level (each end
-# its own port through UCX_NET_DEVICES), and NetPIPE's integrity check over
-# mpirun --mca pml ucx, every byte compared.
+# Guest: UCX 1.13 and Open MPI 4.1 (pml ucx) over two ports of one
+# namespace, on veth0 (10.0.0.1) and veth1 (10.0.0.2), routed over the
+# veth pair (wire_routes): first vhca0 and vhca1, then, the reference,
+# rdma_rxe's rxe0 and rxe1 in the same boot (rxe binds UDP 4791 of the
+# namespace when its module loads: vhca is unloaded by then).
+# ucx_perftest at the UCT level (ud_verbs active messages, rc_verbs
+# atomics; its server takes the client's -d, so both ends open the first
+# port) and at the UCP level (each end its own port through
+# UCX_NET_DEVICES), and NetPIPE's integrity check over mpirun --mca pml
+# ucx, every byte compared.  A failure on vhca fails the check; rxe's are
+# reported (a skip), not counted.  Each figure is printed for both, side
+# by side, at the end of its scenario.
 #
 # UCX before 1.19 drops every UD datagram from a port that is not a
 # Mellanox one, vhca's and rdma_rxe's alike, where the GID is an IPv4 one:
@@ -24,80 +30,174 @@ export RDMAV_DRIVERS=$VHCA_PROVIDER
 export UCX_UD_VERBS_ETH_DGID_CHECK=n
 T=/tmp/ucx-test
 mkdir -p $T
-N=1000
+N=1000 KINDS="vhca rxe"
 
-# ports: vhca0 and vhca1 here, their IPv4 GIDs G0 and G1, 10.0.0.1 and
-# 10.0.0.2 routed over the veth pair.
-ports() {
-	ports_one_ns
-	check "10.0.0.1 <-> 10.0.0.2 routed over the veth pair" wire_routes
+# on_ports KIND: two ports of KIND (vhca or rxe) on veth0 and veth1: D0
+# and D1 their devices, G0 and G1 the indices of their IPv4 GIDs.
+on_ports() {
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe || return 1
+		D0=rxe0 D1=rxe1
+	else
+		load_vhca || return 1
+		D0=vhca0 D1=vhca1
+	fi
+	local_pair && wire_routes && rdma -b - <<EOF || return 1
+link add $D0 type $1 netdev veth0
+link add $D1 type $1 netdev veth1
+EOF
+	wait_for 10 gid_find $D1 10.0.0.2 && G1=$GI &&
+		wait_for 10 gid_find $D0 10.0.0.1 && G0=$GI
+}
+
+# on KIND: on_ports KIND, vhca's first in a scenario (the figures start
+# there), rxe's after a reset_guest.
+on() {
+	KIND=$1
+	if [ "$1" = vhca ]; then
+		: >$T/figures
+		must "vhca0 and vhca1 on veth0 and veth1, routed over the pair" on_ports vhca
+	else
+		reset_guest
+		judge "rxe0 and rxe1 on veth0 and veth1, routed over the pair" on_ports rxe
+	fi
+}
+
+# judge WHAT COMMAND...: on vhca, a check; on rxe, the reference, a
+# failure is reported (a skip) and not counted.
+judge() {
+	if [ "$KIND" = vhca ]; then
+		check "$@"
+		return
+	fi
+	_j=$1
+	shift
+	if "$@"; then
+		echo "$KTAP_IND# rxe: $_j"
+	else
+		skip "rxe: $_j" "rdma_rxe failed it (rc=$?), not counted"
+		return 1
+	fi
+}
+
+# figures: each figure of vhca beside rxe's ($T/figures: KIND, name and
+# figure, tab-separated).
+figures() {
+	awk -F'\t' -v ind="$KTAP_IND" '
+	{ if (!(($2) in seen)) { seen[$2] = 1; order[++n] = $2 } v[$1, $2] = $3 }
+	END {
+		for (i = 1; i <= n; i++)
+			printf "%s# %-36s vhca %-14s rxe %s\n", ind, order[i],
+				(("vhca", order[i]) in v) ? v["vhca", order[i]] : "-",
+				(("rxe", order[i]) in v) ? v["rxe", order[i]] : "-"
+	}' $T/figures
 }
 
 # perf NAME SERVER_ENV CLIENT_ENV ARGS: ucx_perftest's server (on port
-# 13337) and its client, each with its environment, ARGS the client's.
+# 13337) and its client, each with its environment, ARGS the client's;
+# the figure of its last line ("Final:"): the overall latency of a
+# latency test (its name ends in _lat; the atomics' too), the overall
+# bandwidth of a bandwidth test.
 perf() {
-	check "ucx_perftest $4" pair "$1" "env $2 ucx_perftest" \
+	judge "ucx_perftest $4" pair "$1-$KIND" "env $2 ucx_perftest" \
 		"env $3 ucx_perftest 10.0.0.1 $4"
+	_pb=0
+	case "$4" in
+	*_bw*) _pb=1 ;;
+	esac
+	_pf=$(awk -v bw=$_pb '$1 == "Final:" {
+		if (bw) printf "%.1f MB/s\n", $7; else printf "%.2f us\n", $5 }' $T/$1-$KIND.cli)
+	printf '%s\t%s\t%s\n' "$KIND" "$1" "${_pf:--}" >>$T/figures
 }
 
 # UD at the UCT level (one port, both ends) and UCP over ud_v alone.
 ud() {
-	ports
-	perf uct-ud "UCX_IB_GID_INDEX=$G0" "UCX_IB_GID_INDEX=$G0" \
-		"-d vhca0:1 -x ud_verbs -t am_lat -n $N"
-	perf uct-ud-bcopy "UCX_IB_GID_INDEX=$G0" "UCX_IB_GID_INDEX=$G0" \
-		"-d vhca0:1 -x ud_verbs -t am_bw -D bcopy -s 1000 -n $N"
-	perf ucp-ud "UCX_TLS=ud_v,self UCX_NET_DEVICES=vhca0:1 UCX_IB_GID_INDEX=$G0" \
-		"UCX_TLS=ud_v,self UCX_NET_DEVICES=vhca1:1 UCX_IB_GID_INDEX=$G1" \
-		"-t tag_lat -n $N"
+	for k in $KINDS; do
+		on $k || continue
+		perf uct-ud-am_lat "UCX_IB_GID_INDEX=$G0" "UCX_IB_GID_INDEX=$G0" \
+			"-d $D0:1 -x ud_verbs -t am_lat -n $N"
+		perf uct-ud-am_bw-bcopy "UCX_IB_GID_INDEX=$G0" "UCX_IB_GID_INDEX=$G0" \
+			"-d $D0:1 -x ud_verbs -t am_bw -D bcopy -s 1000 -n $N"
+		perf ucp-ud-tag_lat "UCX_TLS=ud_v,self UCX_NET_DEVICES=$D0:1 UCX_IB_GID_INDEX=$G0" \
+			"UCX_TLS=ud_v,self UCX_NET_DEVICES=$D1:1 UCX_IB_GID_INDEX=$G1" \
+			"-t tag_lat -n $N"
+	done
+	figures
 }
 scenario ud ud 240 stock
 
 # UCP over rc_v (UD for its wireup), and UCT's atomics on RC, which UCX
 # 1.13 enables on a device whose atomic_cap is ATOMIC_HCA only (vhca's,
-# device.sh checks it).
+# device.sh checks it; rxe's).
 rc() {
-	ports
-	for args in "-t tag_lat -n $N" "-t tag_bw -s 65536 -n $N"; do
-		perf "ucp-rc$(echo "$args" | tr -d ' -')" \
-			"UCX_TLS=rc_v,self UCX_NET_DEVICES=vhca0:1 UCX_IB_GID_INDEX=$G0" \
-			"UCX_TLS=rc_v,self UCX_NET_DEVICES=vhca1:1 UCX_IB_GID_INDEX=$G1" \
-			"$args"
+	for k in $KINDS; do
+		on $k || continue
+		for args in "-t tag_lat -n $N" "-t tag_bw -s 65536 -n $N"; do
+			perf "ucp-rc-$(echo "$args" | cut -d' ' -f2)" \
+				"UCX_TLS=rc_v,self UCX_NET_DEVICES=$D0:1 UCX_IB_GID_INDEX=$G0" \
+				"UCX_TLS=rc_v,self UCX_NET_DEVICES=$D1:1 UCX_IB_GID_INDEX=$G1" \
+				"$args"
+		done
+		perf uct-rc-fadd "UCX_IB_GID_INDEX=$G0" "UCX_IB_GID_INDEX=$G0" \
+			"-d $D0:1 -x rc_verbs -t fadd -n $N"
 	done
-	perf uct-fadd "UCX_IB_GID_INDEX=$G0" "UCX_IB_GID_INDEX=$G0" \
-		"-d vhca0:1 -x rc_verbs -t fadd -n $N"
+	figures
 }
 scenario rc rc 240 stock
 
-# Open MPI's default path, pml ucx, over rc_v: rank 0 on vhca0, rank 1 on
-# vhca1 (the wrapper gives each its port), NetPIPE's integrity check
-# (every message's bytes compared) up to 128 KiB.  mpirun needs a host name
-# it can parse: the guest has none.
-mpi() {
-	ports
-	hostname vhca-guest
-	cat >$T/rank.sh <<EOF
-#!/bin/sh
-if [ "\$OMPI_COMM_WORLD_RANK" = 0 ]; then
-	export UCX_NET_DEVICES=vhca0:1 UCX_IB_GID_INDEX=$G0
-else
-	export UCX_NET_DEVICES=vhca1:1 UCX_IB_GID_INDEX=$G1
-fi
-exec "\$@"
-EOF
-	chmod +x $T/rank.sh
+# received_over_d1: D1 received the ranks' traffic (its counter of
+# received packets above 1000).
+received_over_d1() {
+	if [ "$KIND" = rxe ]; then
+		_rd=$(counter $D1 rcvd_pkts)
+	else
+		_rd=$(counter $D1 rx_packets)
+	fi
+	echo "# $D1 received $_rd packets"
+	test "$_rd" -gt 1000
+}
+
+# mpirun_np: NetPIPE's integrity check over pml ucx, up to 128 KiB.
+mpirun_np() {
 	timeout "$(tmo 300)" mpirun --allow-run-as-root -np 2 --mca pml ucx \
 		--mca btl self --mca osc ^ucx -x UCX_TLS=rc_v,self \
 		-x UCX_UD_VERBS_ETH_DGID_CHECK -x RDMAV_DRIVERS \
-		$T/rank.sh NPopenmpi -i -u 131072 >$T/mpi.out 2>&1
+		$T/rank.sh NPopenmpi -i -u 131072 >$T/mpi-$KIND.out 2>&1
 	_r=$?
-	tail -n 5 $T/mpi.out
-	check "mpirun --mca pml ucx NPopenmpi -i exits 0 (exit status $_r)" test $_r = 0
-	check "NetPIPE's integrity check passed at every size" \
-		sh -c "grep -q 'Integrity check passed' $T/mpi.out &&
-			! grep -q 'Integrity check failed' $T/mpi.out"
-	check "the ranks' traffic went through vhca1 (rx_packets $(counter vhca1 rx_packets))" \
-		test "$(counter vhca1 rx_packets)" -gt 1000
+	tail -n 5 $T/mpi-$KIND.out
+	return $_r
+}
+
+# Open MPI's default path, pml ucx, over rc_v: rank 0 on the first port,
+# rank 1 on the second (the wrapper gives each its port), NetPIPE's
+# integrity check (every message's bytes compared) up to 128 KiB; the
+# figure, the seconds it took.  mpirun needs a host name it can parse:
+# the guest has none.
+mpi() {
+	hostname vhca-guest
+	for k in $KINDS; do
+		on $k || continue
+		cat >$T/rank.sh <<EOF
+#!/bin/sh
+if [ "\$OMPI_COMM_WORLD_RANK" = 0 ]; then
+	export UCX_NET_DEVICES=$D0:1 UCX_IB_GID_INDEX=$G0
+else
+	export UCX_NET_DEVICES=$D1:1 UCX_IB_GID_INDEX=$G1
+fi
+exec "\$@"
+EOF
+		chmod +x $T/rank.sh
+		read -r _t0 _ </proc/uptime
+		judge "mpirun --mca pml ucx NPopenmpi -i exits 0" mpirun_np
+		read -r _t1 _ </proc/uptime
+		printf '%s\t%s\t%s\n' "$KIND" "mpirun pml ucx NPopenmpi -i" \
+			"$((${_t1%.*} - ${_t0%.*})) s" >>$T/figures
+		judge "NetPIPE's integrity check passed at every size" \
+			sh -c "grep -q 'Integrity check passed' $T/mpi-$KIND.out &&
+				! grep -q 'Integrity check failed' $T/mpi-$KIND.out"
+		judge "the ranks' traffic went through $D1" received_over_d1
+	done
+	figures
 }
 scenario mpi mpi 300 stock
 
