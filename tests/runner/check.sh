@@ -67,12 +67,12 @@ BUDGET+=(
 	[stock/link]=60 [stock/device]=90 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
 	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
-	[stock/ucx]=140 [stock/middleware]=240
+	[stock/ucx]=240 [stock/middleware]=320
 	[stock/pkg]=150 [stock/demo]=60 [stock/pyverbs]=300
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
 	[debug/net]=360 [debug/rc]=500 [debug/rdma]=200 [debug/doorbell]=300
 	[debug/local]=400 [debug/cm]=330 [debug/interop]=220 [debug/fuzz]=200
-	[debug/inject]=200 [debug/ulp]=450
+	[debug/inject]=200 [debug/ulp]=450 [debug/ucx]=80 [debug/middleware]=60
 )
 
 LOGS=$VHCA_TOP/build/check
@@ -460,7 +460,9 @@ replay() {
 # machine's two CPUs are hyperthreads of one core, and a debug guest there
 # slowed the stock guest's RC runs by 70% and itself ran at a tenth of its
 # speed.
-DEBUG_A="kunit rc interop link fuzz inject"
+# The two boots' halves: debug-b is the longer (ulp), so UCX's and
+# rsockets' scenarios go to debug-a.
+DEBUG_A="kunit rc interop link fuzz inject ucx middleware"
 DEBUG_OK=0
 debug_build() {
 	if stage debug-kernel "$LOGS/debug-kernel.log" scripts/test-kernel.sh; then
