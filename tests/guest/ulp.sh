@@ -11,7 +11,12 @@
 # written and read back and compared; in one namespace, and with nfsd in a
 # second namespace over the veth wire.  SRP: LIO's ib_srpt target on a
 # ramdisk set up through configfs, the ib_srp initiator logged in over the
-# RDMA CM, the same fio jobs on its SCSI disk (stock kernel only).
+# RDMA CM, the same fio jobs on its SCSI disk (stock kernel only).  iSER:
+# LIO's iSCSI target with iSER on its portal (ib_isert) on a ramdisk set
+# up through configfs, open-iscsi's iscsid and iscsiadm logged in over
+# the iser interface (ib_iser), the same fio jobs on its SCSI disk, over
+# the veth wire (force_wire), then the same on two rdma_rxe ports, their
+# figures side by side (stock kernel only).
 #
 # usage: ulp.sh [rxe] [SCENARIO ARGS]: "rxe" runs the same scenarios on
 # two rdma_rxe ports instead (ULP_DEV=rxe; the force_wire scenario then
@@ -525,6 +530,193 @@ srp() {
 # in nvme and nfs, and srpt's zero-length WRITE with rkey 0 in KUnit's
 # engine_write_zero_length.
 scenario srp srp 120 stock
+
+# ---- iSER: LIO's iSCSI target with ib_isert, open-iscsi's initiator
+
+ISCSI_IQN=iqn.2026-12.org.vhca:iser
+ISCSI_PORTAL=10.0.0.1:3260
+
+# isert_up: LIO's iSCSI target through configfs, a ramdisk (rd_mcp) of
+# RD_MB MiB as LUN 0 of target ISCSI_IQN, iSER on its portal ISCSI_PORTAL
+# (the portal's TCP listener is made first, iSER's beside it), any
+# initiator admitted (ACLs made on login, no authentication, writable).
+isert_up() {
+	modprobe -a target_core_mod iscsi_target_mod ib_isert || return 1
+	[ -d $LIO ] || mount -t configfs none /sys/kernel/config || return 1
+	_rd=$LIO/core/rd_mcp_0/iser
+	_tpg=$LIO/iscsi/$ISCSI_IQN/tpgt_1
+	mkdir -p $_rd &&
+		echo rd_pages=$((RD_MB * 256)) >$_rd/control &&
+		echo 1 >$_rd/enable &&
+		mkdir -p $_tpg/lun/lun_0 $_tpg/np/$ISCSI_PORTAL &&
+		ln -s $_rd $_tpg/lun/lun_0/iser &&
+		echo 1 >$_tpg/np/$ISCSI_PORTAL/iser &&
+		echo 0 >$_tpg/attrib/authentication &&
+		echo 1 >$_tpg/attrib/generate_node_acls &&
+		echo 0 >$_tpg/attrib/demo_mode_write_protect &&
+		echo 1 >$_tpg/enable
+}
+
+# isert_down: the target's configuration undone (what of it exists), in
+# the reverse order.
+isert_down() {
+	_tpg=$LIO/iscsi/$ISCSI_IQN/tpgt_1
+	if [ -d $_tpg ]; then
+		echo 0 >$_tpg/enable || return 1
+		[ -L $_tpg/lun/lun_0/iser ] && { rm $_tpg/lun/lun_0/iser || return 1; }
+		for _id in $_tpg/lun/lun_0 $_tpg/np/$ISCSI_PORTAL $_tpg; do
+			[ -d $_id ] && { rmdir $_id || return 1; }
+		done
+	fi
+	# The fabric's directory holds iscsi_target_mod.
+	for _id in $LIO/iscsi/$ISCSI_IQN $LIO/iscsi $LIO/core/rd_mcp_0/iser \
+		$LIO/core/rd_mcp_0; do
+		[ -d $_id ] && { rmdir $_id || return 1; }
+	done
+	return 0
+}
+
+# iscsid_ready: iscsid listens for iscsiadm (its abstract socket).
+iscsid_ready() {
+	grep -q '@ISCSIADM_ABSTRACT_NAMESPACE' /proc/net/unix
+}
+
+# iser_disk: NS, the SCSI disk of the iSCSI session.
+iser_disk() {
+	for _ik in /sys/class/iscsi_session/session*/device/target*/*/block/sd*; do
+		[ -e "$_ik" ] || return 1
+		NS=/dev/${_ik##*/}
+		[ -b "$NS" ] && return 0
+	done
+	return 1
+}
+
+# iser_login: iscsid in the foreground (an initiator name of its own, no
+# service; ISCSID), a node record of the target on the iser interface
+# (iscsiadm's built-in "iser": transport ib_iser), the login, over the
+# RDMA CM from 10.0.0.2 (wire_routes) to 10.0.0.1; NS once the disk is
+# there.
+iser_login() {
+	modprobe -a ib_iser sd_mod || return 1
+	mkdir -p /run/lock/iscsi $T/iscsi &&
+		echo "InitiatorName=iqn.2026-12.org.vhca:initiator" >$T/iscsi/name || return 1
+	# A session of its own: iscsid, ending on SIGTERM, signals its whole
+	# process group.
+	setsid iscsid -f -i $T/iscsi/name >$T/iscsid.log 2>&1 &
+	ISCSID=$!
+	wait_for 20 iscsid_ready || return 1
+	iscsiadm -m node -o new -T $ISCSI_IQN -p $ISCSI_PORTAL -I iser >/dev/null &&
+		timeout $((60 * K)) iscsiadm -m node -T $ISCSI_IQN -p $ISCSI_PORTAL -I iser --login &&
+		wait_for 30 iser_disk
+}
+
+# iser_transport: NS's SCSI host is ib_iser's.
+iser_transport() {
+	_it=$(readlink /sys/block/${NS#/dev/}/device) || return 1
+	_it=${_it##*/}
+	read -r _it_n </sys/class/scsi_host/host${_it%%:*}/proc_name || return 1
+	echo "# $NS: SCSI host ${_it%%:*}, $_it_n"
+	[ "$_it_n" = iscsi_iser ]
+}
+
+# no_disk: NS is gone.
+no_disk() {
+	[ ! -e "$NS" ]
+}
+
+# iser_logout: logout (the disk goes), the node record deleted, iscsid
+# ended (its status on SIGTERM aside).
+iser_logout() {
+	timeout $((60 * K)) iscsiadm -m node -T $ISCSI_IQN -p $ISCSI_PORTAL -I iser --logout &&
+		iscsiadm -m node -o delete -T $ISCSI_IQN -p $ISCSI_PORTAL -I iser || return 1
+	kill $ISCSID
+	wait $ISCSID
+	wait_for 10 no_disk
+}
+
+# iser_check WHAT COMMAND...: on vhca, a check; on rdma_rxe, the
+# reference, a failure is reported (a skip) and not counted.
+iser_check() {
+	if [ "$ULP_DEV" = vhca ]; then
+		must "$@"
+		return
+	fi
+	_ic=$1
+	shift
+	if "$@"; then
+		pass "rxe: $_ic"
+	else
+		skip "rxe: $_ic" "rdma_rxe failed it (rc=$?), not counted"
+		return 1
+	fi
+}
+
+# iser_fig JOB: JOB's figures (its fio terse output: field 49 the write
+# IOPS, 48 the write KiB/s, 7 the read KiB/s of the verification) in
+# $T/iser-figures, as "KIND JOB FIGURE".
+iser_fig() {
+	awk -F';' -v k=$ULP_DEV -v j=$1 'NF > 49 {
+		printf "%s %s %d IOPS, write %.1f MiB/s, verify %.1f MiB/s\n",
+			k, j, $49, $48 / 1024, $7 / 1024
+	}' $T/$1.fio >>$T/iser-figures
+}
+
+# iser_run DEV: on two ports of DEV (rdma_rxe's, or vhca's with
+# force_wire: both over the veth pair), LIO's target on PT, the initiator
+# on PH; LUN 0 a SCSI disk of RD_MB MiB with ib_iser's SCSI host, the
+# verified fio jobs of the NVMe scenarios on it, each one's figures;
+# logout, the target's configuration and every module iSER loaded
+# removed.
+iser_run() {
+	ULP_DEV=$1
+	reset_guest
+	ports
+	[ "$ULP_DEV" = vhca ] && check "echo 1 > force_wire" sh -c "echo 1 >$FW"
+	BASE_MODS=configfs
+	mods_new
+	BASE_MODS="$BASE_MODS$MODS"
+	iser_check "iSCSI target: a $RD_MB MiB ramdisk, iSER on $ISCSI_PORTAL" isert_up &&
+		iser_check "iscsiadm -I iser logs in to $ISCSI_PORTAL from 10.0.0.2" iser_login &&
+		iser_check "the session's SCSI host is ib_iser's" iser_transport &&
+		iser_check "the iSCSI disk, $NS, holds $RD_MB MiB" srp_size_is $RD_MB &&
+		iser_check "fio: 4 KiB random writes, iodepth 16, $FIO_MB MiB, crc32c verified" \
+			fio_verify rand4k $FIO_MB --rw=randwrite --bs=4k --iodepth=16 &&
+		iser_fig rand4k &&
+		iser_check "fio: 128 KiB sequential writes, iodepth 8, $FIO_MB MiB, crc32c verified" \
+			fio_verify seq128k $FIO_MB --rw=write --bs=128k --iodepth=8 &&
+		iser_fig seq128k &&
+		iser_check "the traffic crossed the veth pair" wire_used
+	[ -n "${ISCSID:-}" ] && iser_check "iscsiadm --logout: the disk deleted" iser_logout
+	ISCSID=
+	iser_check "the target's configuration removed" isert_down
+	iser_check "the modules iSER loaded unloaded" mods_unload
+	ports_gone
+}
+
+# iser: iSER on vhca, then on rdma_rxe in the same boot (its ports in the
+# initial namespace: ib_isert and ib_iser make their RDMA CM IDs there
+# only), each job's figures side by side.
+iser() {
+	: >$T/iser-figures
+	iser_run vhca
+	iser_run rxe
+	awk '{ k = $1; j = $2; $1 = $2 = ""; sub(/^ +/, ""); v[k, j] = $0 }
+	END {
+		n = split("rand4k seq128k", o, " ")
+		for (i = 1; i <= n; i++) {
+			j = o[i]
+			printf "# iSER %-8s vhca: %s\n", j, ((("vhca", j) in v) ? v["vhca", j] : "-")
+			printf "# iSER %-8s rxe:  %s\n", j, ((("rxe", j) in v) ? v["rxe", j] : "-")
+		}
+	}' $T/iser-figures
+}
+# Stock kernel only: the debug kernel (kunit/debug-kernel.config) has no
+# SCSI, LIO or iSER (it would need CONFIG_SCSI, CONFIG_BLK_DEV_SD,
+# CONFIG_SCSI_ISCSI_ATTRS, CONFIG_INFINIBAND_ISER, CONFIG_TARGET_CORE,
+# CONFIG_ISCSI_TARGET and CONFIG_INFINIBAND_ISERT).  Its checkers see the
+# verbs iSER uses (FRWR registration and invalidation, SEND with
+# invalidate, RDMA READ and WRITE, the RDMA CM) in nvme and nfs.
+scenario iser iser 200 stock
 
 # ---- make bench's NVMe part: ulp.sh bench [SECONDS]
 
