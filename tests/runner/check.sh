@@ -60,13 +60,13 @@ declare -A BUDGET=(
 	[sid/pyverbs]=300 [trixie/pyverbs]=300
 	[host/pkg]=200 [host/pkg-sid]=100 [host/provider-abis]=90
 	[debug-kernel]=1800 [host/build-debug]=200 [host/sparse-debug]=200
-	[stock]=1200 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
+	[stock]=1500 [pair]=120 [stock-pkg]=200 [debug-a]=1300 [debug-b]=1150
 )
 # The guest scripts.
 BUDGET+=(
 	[stock/link]=60 [stock/device]=90 [stock/objects]=60 [stock/net]=60
 	[stock/rc]=300 [stock/rdma]=90 [stock/doorbell]=90 [stock/local]=120
-	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=160
+	[stock/cm]=130 [stock/interop]=240 [stock/hosts]=90 [stock/ulp]=260
 	[stock/ucx]=240 [stock/middleware]=320
 	[stock/pkg]=150 [stock/demo]=60 [stock/pyverbs]=300
 	[kunit]=60 [debug/link]=180 [debug/device]=160 [debug/objects]=120
