@@ -355,4 +355,31 @@ enum vhca_alloc_dm_attrs {
 	VHCA_IB_ATTR_ALLOC_DM_RESP_MMAP_OFFSET = (1U << UVERBS_ID_NS_SHIFT),
 };
 
+/*
+ * ibv_import_dm: the driver's method VHCA_IB_METHOD_DM_QUERY of
+ * UVERBS_OBJECT_DM answers, for the handle of a DM of the context, the
+ * mmap offset and the length ALLOC answered and was asked for, so that a
+ * process sharing the command fd maps the same memory.
+ */
+enum vhca_dm_methods {
+	VHCA_IB_METHOD_DM_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum vhca_query_dm_attrs {
+	VHCA_IB_ATTR_QUERY_DM_REQ_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+	VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+};
+
+/*
+ * ibv_import_device: the ioctl method UVERBS_METHOD_QUERY_CONTEXT of
+ * UVERBS_OBJECT_DEVICE takes one driver attribute more than the core's, an
+ * output: the context's struct vhca_alloc_ucontext_resp, what
+ * ALLOC_UCONTEXT answered, so that a process sharing the command fd maps
+ * the context's two areas itself.
+ */
+enum vhca_query_context_attrs {
+	VHCA_IB_ATTR_QUERY_CONTEXT_RESP_UCTX = (1U << UVERBS_ID_NS_SHIFT),
+};
+
 #endif /* VHCA_ABI_USER_H */

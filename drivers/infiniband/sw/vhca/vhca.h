@@ -312,6 +312,8 @@ struct vhca_mmap *vhca_mmap_create(struct vhca_ucontext *uctx, size_t size,
 				   bool writable);
 int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void vhca_dealloc_ucontext(struct ib_ucontext *ibuc);
+int vhca_query_ucontext(struct ib_ucontext *ibuc,
+			struct uverbs_attr_bundle *attrs);
 void vhca_disassociate_ucontext(struct ib_ucontext *ibuc);
 int vhca_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void vhca_mmap_free(struct rdma_user_mmap_entry *entry);

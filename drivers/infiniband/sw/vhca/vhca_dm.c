@@ -8,6 +8,8 @@
  * (reg_dm_mr, always zero-based) makes it the source and target of every
  * operation an MR takes.  The process may write the memory at any time,
  * also while the engine reads it: it holds data only, never the driver's.
+ * A process sharing the command fd (ibv_import_dm) learns where to map it
+ * from VHCA_IB_METHOD_DM_QUERY.
  */
 #include <rdma/ib_user_ioctl_cmds.h>
 
@@ -87,13 +89,56 @@ struct ib_mr *vhca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			      attr->access_flags);
 }
 
+/* ibv_import_dm: where a DM of the context is mapped, and its length. */
+static int
+UVERBS_HANDLER(VHCA_IB_METHOD_DM_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct vhca_dm *dm = to_vdm(uverbs_attr_get_obj(attrs,
+					VHCA_IB_ATTR_QUERY_DM_REQ_HANDLE));
+	u64 offset = rdma_user_mmap_get_offset(&dm->mem->rdma);
+	u64 length = dm->mem->size;
+	int err;
+
+	err = uverbs_copy_to(attrs, VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+			     &offset, sizeof(offset));
+	if (err)
+		return err;
+	return uverbs_copy_to(attrs, VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+			      &length, sizeof(length));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(VHCA_IB_METHOD_DM_QUERY,
+			    UVERBS_ATTR_IDR(VHCA_IB_ATTR_QUERY_DM_REQ_HANDLE,
+					    UVERBS_OBJECT_DM,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+						UVERBS_ATTR_TYPE(u64),
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH,
+						UVERBS_ATTR_TYPE(u64),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(vhca_dm_methods, UVERBS_OBJECT_DM,
+		   &UVERBS_METHOD(VHCA_IB_METHOD_DM_QUERY));
+
 ADD_UVERBS_ATTRIBUTES_SIMPLE(vhca_dm_alloc_attrs, UVERBS_OBJECT_DM,
 			     UVERBS_METHOD_DM_ALLOC,
 			     UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_ALLOC_DM_RESP_MMAP_OFFSET,
 						 UVERBS_ATTR_TYPE(u64),
 						 UA_MANDATORY));
 
+/* query_ucontext's answer (vhca_ucontext.c), for ibv_import_device. */
+ADD_UVERBS_ATTRIBUTES_SIMPLE(vhca_query_context_attrs, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(VHCA_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+						 UVERBS_ATTR_STRUCT(struct vhca_alloc_ucontext_resp,
+								    status_size),
+						 UA_MANDATORY));
+
 const struct uapi_definition vhca_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &vhca_dm_alloc_attrs),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &vhca_dm_methods),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE,
+				&vhca_query_context_attrs),
 	{},
 };

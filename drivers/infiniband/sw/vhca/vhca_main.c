@@ -104,6 +104,7 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.query_port = vhca_query_port,
 	.query_qp = vhca_query_qp,
 	.query_srq = vhca_query_srq,
+	.query_ucontext = vhca_query_ucontext,
 	.reg_dm_mr = vhca_reg_dm_mr,
 	.reg_user_mr = vhca_reg_user_mr_op,
 	.req_notify_cq = vhca_req_notify_cq,

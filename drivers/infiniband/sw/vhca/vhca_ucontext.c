@@ -73,6 +73,24 @@ static void vhca_uctx_areas_remove(struct vhca_ucontext *uctx)
 	}
 }
 
+/*
+ * Where the context's first pair of areas is, for ALLOC_UCONTEXT and
+ * QUERY_CONTEXT.
+ */
+static void vhca_ucontext_resp(const struct vhca_ucontext *uctx,
+			       struct vhca_alloc_ucontext_resp *resp)
+{
+	const struct vhca_uctx_area *area0 = &uctx->areas[0];
+
+	*resp = (struct vhca_alloc_ucontext_resp){
+		.db_mmap_offset = rdma_user_mmap_get_offset(&area0->db->rdma),
+		.status_mmap_offset =
+			rdma_user_mmap_get_offset(&area0->status->rdma),
+		.db_size = VHCA_UCTX_AREA,
+		.status_size = VHCA_UCTX_AREA,
+	};
+}
+
 int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct vhca_ucontext *uctx = to_vuctx(ibuc);
@@ -96,11 +114,7 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return err;
 	}
 
-	resp.db_mmap_offset = rdma_user_mmap_get_offset(&area0->db->rdma);
-	resp.status_mmap_offset =
-		rdma_user_mmap_get_offset(&area0->status->rdma);
-	resp.db_size = VHCA_UCTX_AREA;
-	resp.status_size = VHCA_UCTX_AREA;
+	vhca_ucontext_resp(uctx, &resp);
 	err = vhca_copy_resp(udata, &resp, sizeof(resp));
 	if (err) {
 		vhca_uctx_areas_remove(uctx);
@@ -110,6 +124,21 @@ int vhca_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * ibv_import_device: a process sharing the command fd asks where the
+ * context's areas are, to map them itself.
+ */
+int vhca_query_ucontext(struct ib_ucontext *ibuc,
+			struct uverbs_attr_bundle *attrs)
+{
+	struct vhca_alloc_ucontext_resp resp;
+
+	vhca_ucontext_resp(to_vuctx(ibuc), &resp);
+	return uverbs_copy_to(attrs, VHCA_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+			      &resp, sizeof(resp));
+}
+
+/* The pages go in mmap_free, once no process maps them any more. */
 void vhca_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	struct vhca_ucontext *uctx = to_vuctx(ibuc);
