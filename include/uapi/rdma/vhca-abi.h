@@ -372,6 +372,19 @@ enum vhca_query_dm_attrs {
 };
 
 /*
+ * ibv_import_pd: the driver's method VHCA_IB_METHOD_PD_QUERY of
+ * UVERBS_OBJECT_PD succeeds for the handle of a PD of the context and
+ * answers nothing more; any other handle fails (EINVAL, ENOENT).
+ */
+enum vhca_pd_methods {
+	VHCA_IB_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum vhca_query_pd_attrs {
+	VHCA_IB_ATTR_QUERY_PD_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+/*
  * ibv_import_device: the ioctl method UVERBS_METHOD_QUERY_CONTEXT of
  * UVERBS_OBJECT_DEVICE takes one driver attribute more than the core's, an
  * output: the context's struct vhca_alloc_ucontext_resp, what

@@ -9,7 +9,8 @@
  * operation an MR takes.  The process may write the memory at any time,
  * also while the engine reads it: it holds data only, never the driver's.
  * A process sharing the command fd (ibv_import_dm) learns where to map it
- * from VHCA_IB_METHOD_DM_QUERY.
+ * from VHCA_IB_METHOD_DM_QUERY.  The file also holds the driver's other
+ * ioctl methods and attributes, those of the imports.
  */
 #include <rdma/ib_user_ioctl_cmds.h>
 
@@ -127,6 +128,21 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(vhca_dm_alloc_attrs, UVERBS_OBJECT_DM,
 						 UVERBS_ATTR_TYPE(u64),
 						 UA_MANDATORY));
 
+/* ibv_import_pd: the core has checked that the handle names a PD. */
+static int
+UVERBS_HANDLER(VHCA_IB_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(VHCA_IB_METHOD_PD_QUERY,
+			    UVERBS_ATTR_IDR(VHCA_IB_ATTR_QUERY_PD_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ, UA_MANDATORY));
+
+ADD_UVERBS_METHODS(vhca_pd_methods, UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(VHCA_IB_METHOD_PD_QUERY));
+
 /* query_ucontext's answer (vhca_ucontext.c), for ibv_import_device. */
 ADD_UVERBS_ATTRIBUTES_SIMPLE(vhca_query_context_attrs, UVERBS_OBJECT_DEVICE,
 			     UVERBS_METHOD_QUERY_CONTEXT,
@@ -138,6 +154,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(vhca_query_context_attrs, UVERBS_OBJECT_DEVICE,
 const struct uapi_definition vhca_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &vhca_dm_alloc_attrs),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &vhca_dm_methods),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &vhca_pd_methods),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE,
 				&vhca_query_context_attrs),
 	{},
