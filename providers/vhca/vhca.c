@@ -10,8 +10,12 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #include <rdma/vhca-abi.h>
 
@@ -21,6 +25,30 @@ struct vhca_get_context_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
 	struct vhca_alloc_ucontext_resp drv;
 };
+
+int vhca_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
+	       struct ib_uverbs_attr *attrs, uint16_t n)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[VHCA_IOCTL_ATTRS];
+	} cmd = {
+		.hdr = {
+			.length = sizeof(cmd.hdr) + n * sizeof(*attrs),
+			.object_id = object,
+			.method_id = method,
+			.num_attrs = n,
+		},
+	};
+
+	if (n > VHCA_IOCTL_ATTRS)
+		return EINVAL;
+	memcpy(cmd.attrs, attrs, n * sizeof(*attrs));
+	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd.hdr))
+		return errno;
+	memcpy(attrs, cmd.attrs, n * sizeof(*attrs));
+	return 0;
+}
 
 static int vhca_query_device_ex(struct ibv_context *ibctx,
 				const struct ibv_query_device_ex_input *input,
@@ -65,6 +93,7 @@ static void vhca_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops vhca_ctx_ops = {
 	.alloc_dm = vhca_alloc_dm,
 	.alloc_mw = vhca_alloc_mw,
+	.alloc_parent_domain = vhca_alloc_parent_domain,
 	.alloc_pd = vhca_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = vhca_bind_mw,
@@ -87,6 +116,9 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.free_context = vhca_free_context,
 	.free_dm = vhca_free_dm,
 	.get_srq_num = vhca_get_srq_num,
+	.import_dm = vhca_import_dm,
+	.import_mr = vhca_import_mr,
+	.import_pd = vhca_import_pd,
 	.modify_qp = vhca_modify_qp,
 	.modify_srq = vhca_modify_srq,
 	.open_qp = vhca_open_qp,
@@ -105,6 +137,9 @@ static const struct verbs_context_ops vhca_ctx_ops = {
 	.req_notify_cq = vhca_req_notify_cq,
 	.rereg_mr = vhca_rereg_mr,
 	.resize_cq = vhca_resize_cq,
+	.unimport_dm = vhca_unimport_dm,
+	.unimport_mr = vhca_unimport_mr,
+	.unimport_pd = vhca_unimport_pd,
 };
 
 /* An area's offset: page-aligned, as mmap requires. */
@@ -163,9 +198,41 @@ static int vhca_map_areas(struct vhca_context *ctx,
 			     resp->status_mmap_offset);
 }
 
+static struct vhca_context *vhca_context_new(struct ibv_device *ibdev,
+					     int cmd_fd)
+{
+	return _verbs_init_and_alloc_context(ibdev, cmd_fd,
+		sizeof(struct vhca_context),
+		(struct verbs_context *)offsetof(struct vhca_context, ibv_ctx),
+		RDMA_DRIVER_UNKNOWN);
+}
+
 /*
- * A user context: GET_CONTEXT, then the context's first pair of areas.  Owns cmd_fd;
- * on failure returns NULL with errno set and leaves nothing behind.
+ * The end of a context's setup, with what the kernel said (err 0) about
+ * its areas, @resp: on success the mapped context, else NULL with errno
+ * set and nothing left behind (the command fd closed).
+ */
+static struct verbs_context *
+vhca_context_done(struct vhca_context *ctx, int err,
+		  const struct vhca_alloc_ucontext_resp *resp)
+{
+	if (!err)
+		err = vhca_map_areas(ctx, resp);
+	if (err) {
+		verbs_uninit_context(&ctx->ibv_ctx);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
+	pthread_mutex_init(&ctx->areas_lock, NULL);
+	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
+	return &ctx->ibv_ctx;
+}
+
+/*
+ * A user context: GET_CONTEXT, then the context's first pair of areas.
+ * Owns cmd_fd; on failure returns NULL with errno set and leaves nothing
+ * behind.
  */
 static struct verbs_context *
 vhca_alloc_context(struct ibv_device *ibdev, int cmd_fd,
@@ -174,32 +241,53 @@ vhca_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	struct vhca_get_context_resp resp = {};
 	struct ibv_get_context cmd = {};
 	struct vhca_context *ctx;
-	int err;
 
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
-		(struct verbs_context *)offsetof(struct vhca_context, ibv_ctx),
-		RDMA_DRIVER_UNKNOWN);
+	ctx = vhca_context_new(ibdev, cmd_fd);
 	if (!ctx)
 		return NULL;
+	return vhca_context_done(ctx,
+				 vhca_cmd_get_context(&ctx->ibv_ctx, &cmd,
+						      sizeof(cmd),
+						      &resp.ibv_resp,
+						      sizeof(resp)),
+				 &resp.drv);
+}
 
-	err = vhca_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto err_ctx;
+/*
+ * ibv_import_device: a context on a command fd whose user context exists
+ * (another process's, or this one's through a duplicate fd).
+ * QUERY_CONTEXT answers what GET_CONTEXT did; this context maps the same
+ * first pair of areas, and the others as its own objects' create
+ * responses place them.  Owns cmd_fd as vhca_alloc_context() does.
+ */
+static struct verbs_context *vhca_import_context(struct ibv_device *ibdev,
+						 int cmd_fd)
+{
+	struct vhca_alloc_ucontext_resp resp = {};
+	uint64_t core_support = 0;
+	uint32_t num_comp = 0;
+	struct ib_uverbs_attr attrs[] = {
+		vhca_attr_out(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+			      &num_comp, sizeof(num_comp)),
+		vhca_attr_out(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+			      &core_support, sizeof(core_support)),
+		vhca_attr_out(VHCA_IB_ATTR_QUERY_CONTEXT_RESP_UCTX, &resp,
+			      sizeof(resp)),
+	};
+	struct vhca_context *ctx;
+	int err;
 
-	err = vhca_map_areas(ctx, &resp.drv);
-	if (err)
-		goto err_ctx;
-	pthread_mutex_init(&ctx->areas_lock, NULL);
-
-	verbs_set_ops(&ctx->ibv_ctx, &vhca_ctx_ops);
-	return &ctx->ibv_ctx;
-
-err_ctx:
-	verbs_uninit_context(&ctx->ibv_ctx);
-	free(ctx);
-	errno = err;
-	return NULL;
+	ctx = vhca_context_new(ibdev, cmd_fd);
+	if (!ctx)
+		return NULL;
+	err = vhca_ioctl(&ctx->ibv_ctx.context, UVERBS_OBJECT_DEVICE,
+			 UVERBS_METHOD_QUERY_CONTEXT, attrs,
+			 sizeof(attrs) / sizeof(attrs[0]));
+	if (!err) {
+		ctx->ibv_ctx.context.num_comp_vectors = num_comp;
+		to_vdev(ibdev)->ibv_dev.core_support = core_support;
+	}
+	return vhca_context_done(ctx, err, &resp);
 }
 
 static struct verbs_device *
@@ -232,6 +320,7 @@ static const struct verbs_device_ops vhca_dev_ops = {
 	.alloc_device = vhca_alloc_device,
 	.uninit_device = vhca_uninit_device,
 	.alloc_context = vhca_alloc_context,
+	.import_context = vhca_import_context,
 };
 
 PROVIDER_DRIVER(vhca, vhca_dev_ops);

@@ -4,8 +4,10 @@
 #define VHCA_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/vhca-abi.h>
 
 #include "vhca_pabi.h"
@@ -49,6 +51,48 @@ struct vhca_context {
 };
 
 /*
+ * A PD (parent NULL), or a parent domain over one (ibv_alloc_parent_domain):
+ * it carries its PD's context and handle in ibv_pd, so every command that
+ * takes a PD sees the PD's.  A parent domain's alloc and free (both or
+ * neither) allocate the provider's own memory of the QPs, CQs and SRQs
+ * created in it (struct vhca_obj); the rings are the kernel's memory,
+ * never theirs.  users counts the parent domains over a PD, and the
+ * objects created in a parent domain; dealloc fails with EBUSY while
+ * there are any.
+ */
+struct vhca_pd {
+	struct ibv_pd ibv_pd;
+	struct vhca_pd *parent;		/* a parent domain's PD */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+	atomic_uint users;
+};
+
+/*
+ * resource_type of a parent domain's allocator: the object whose memory
+ * it is (vhca-provider(7)).
+ */
+enum {
+	VHCA_RES_TYPE_QP = 1,
+	VHCA_RES_TYPE_CQ = 2,
+	VHCA_RES_TYPE_SRQ = 3,
+};
+
+/*
+ * Where an object's memory came from: its parent domain (NULL: a PD,
+ * calloc()), and whether that parent domain's alloc gave it (custom) or
+ * answered IBV_ALLOCATOR_USE_DEFAULT.
+ */
+struct vhca_obj {
+	struct vhca_pd *domain;
+	uint64_t type;
+	bool custom;
+};
+
+/*
  * CQEs a QP's reset discarded from one of its CQs (as mlx5's provider
  * cleans its CQs): those of qpn before the CQ's producer index at the
  * reset, until.  Linked on the CQ's discard list until the CQ's consumer
@@ -73,6 +117,7 @@ struct vhca_cq_discard {
  */
 struct vhca_cq {
 	struct verbs_cq vcq;
+	struct vhca_obj obj;
 	pthread_spinlock_t lock;
 	bool single_threaded;
 	const void *ring;		/* NULL after a failed resize */
@@ -113,6 +158,7 @@ struct vhca_wq {
  */
 struct vhca_qp {
 	struct verbs_qp vqp;
+	struct vhca_obj obj;
 	struct vhca_wq sq;		/* record index 0 */
 	struct vhca_wq rq;		/* record index 1 */
 	const struct vhca_status_rec *st;
@@ -128,6 +174,7 @@ struct vhca_qp {
 /* An SRQ, basic or XRC (vsrq.srq_num: the XRC SRQ's number). */
 struct vhca_srq {
 	struct verbs_srq vsrq;
+	struct vhca_obj obj;
 	struct vhca_wq rq;		/* record index 0 */
 };
 
@@ -147,6 +194,11 @@ static inline struct vhca_device *to_vdev(struct ibv_device *ibdev)
 static inline struct vhca_context *to_vctx(struct ibv_context *ibctx)
 {
 	return vhca_container_of(ibctx, struct vhca_context, ibv_ctx.context);
+}
+
+static inline struct vhca_pd *to_vpd(struct ibv_pd *ibpd)
+{
+	return vhca_container_of(ibpd, struct vhca_pd, ibv_pd);
 }
 
 static inline struct vhca_cq *to_vcq(struct ibv_cq *ibcq)
@@ -179,9 +231,71 @@ static inline struct vhca_ah *to_vah(struct ibv_ah *ibah)
 	return vhca_container_of(ibah, struct vhca_ah, ibv_ah);
 }
 
+/*
+ * vhca.c: the core's ioctl methods, issued with the kernel's uAPI
+ * (<rdma/rdma_user_ioctl_cmds.h>) for the verbs libibverbs' private ABI
+ * has no command of the same form for in every release.
+ */
+/* An attribute the kernel reads in place: up to 8 bytes of value. */
+static inline struct ib_uverbs_attr vhca_attr_in(uint16_t id, uint16_t len,
+						 uint64_t value)
+{
+	return (struct ib_uverbs_attr){ .attr_id = id, .len = len,
+					.data = value };
+}
+
+/* An object handle: an existing one, or 0 for one the method creates. */
+static inline struct ib_uverbs_attr vhca_attr_obj(uint16_t id,
+						  uint32_t handle)
+{
+	return (struct ib_uverbs_attr){ .attr_id = id, .data = handle };
+}
+
+/*
+ * A buffer the kernel writes len bytes to; mandatory: a kernel that does
+ * not know the attribute must fail, not ignore it.
+ */
+static inline struct ib_uverbs_attr vhca_attr_out(uint16_t id, void *buf,
+						  uint16_t len)
+{
+	return (struct ib_uverbs_attr){ .attr_id = id, .len = len,
+					.flags = UVERBS_ATTR_F_MANDATORY,
+					.data = (uintptr_t)buf };
+}
+
+/* The most attributes one method here passes (DM_MR_REG). */
+#define VHCA_IOCTL_ATTRS 8
+
+/*
+ * Runs method of object with the n attributes at attrs, which get back
+ * what the kernel wrote into them (the handles of new objects).
+ */
+int vhca_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
+	       struct ib_uverbs_attr *attrs, uint16_t n);
+
 /* vhca_verbs.c: the verbs that go through the kernel. */
 struct ibv_pd *vhca_alloc_pd(struct ibv_context *ibctx);
 int vhca_dealloc_pd(struct ibv_pd *pd);
+struct ibv_pd *vhca_alloc_parent_domain(struct ibv_context *ibctx,
+					struct ibv_parent_domain_init_attr *attr);
+/*
+ * ibv_import_pd/ibv_import_mr: a PD or MR of the context, by handle, which
+ * another process created on the command fd it shares; unimport forgets
+ * it without destroying it.
+ */
+struct ibv_pd *vhca_import_pd(struct ibv_context *ibctx, uint32_t pd_handle);
+void vhca_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *vhca_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void vhca_unimport_mr(struct ibv_mr *mr);
+/*
+ * Zeroed memory of @size bytes for an object of @type created in @pd
+ * (from a parent domain's allocator when it has one; counted as one of
+ * the parent domain's users), its origin in *obj; NULL (errno set)
+ * without.  vhca_obj_free() gives it back.
+ */
+void *vhca_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t type,
+		     struct vhca_obj *obj);
+void vhca_obj_free(void *p, const struct vhca_obj *obj);
 struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -190,6 +304,8 @@ int vhca_dereg_mr(struct verbs_mr *vmr);
 struct ibv_dm *vhca_alloc_dm(struct ibv_context *ibctx,
 			     struct ibv_alloc_dm_attr *attr);
 int vhca_free_dm(struct ibv_dm *ibdm);
+struct ibv_dm *vhca_import_dm(struct ibv_context *ibctx, uint32_t dm_handle);
+void vhca_unimport_dm(struct ibv_dm *ibdm);
 struct ibv_mr *vhca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 			      uint64_t dm_offset, size_t length,
 			      unsigned int access);
@@ -320,9 +436,11 @@ void vhca_qpex_init(struct vhca_qp *qp, uint64_t send_ops);
 /* vhca_cqex.c: the ibv_cq_ex poll API, and the device's clock. */
 /*
  * 0, or the errno for an ibv_create_cq_ex request vhca cannot honour
- * (EINVAL for unknown bits, EOPNOTSUPP for known features it lacks).
+ * (EINVAL for unknown bits or a PD that is not a parent domain of @ibctx,
+ * EOPNOTSUPP for known features it lacks).
  */
-int vhca_cqex_check(const struct ibv_cq_init_attr_ex *attr);
+int vhca_cqex_check(struct ibv_context *ibctx,
+		    const struct ibv_cq_init_attr_ex *attr);
 /* Installs the API on a created CQ; attr passed the check. */
 void vhca_cqex_init(struct vhca_cq *cq, const struct ibv_cq_init_attr_ex *attr);
 /* Whether a CQ asked for @wc_flags has CQEs with timestamps. */

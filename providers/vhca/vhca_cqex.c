@@ -34,16 +34,19 @@ bool vhca_cqex_timestamps(uint64_t wc_flags)
 	return wc_flags & VHCA_CQ_WC_TS;
 }
 
-int vhca_cqex_check(const struct ibv_cq_init_attr_ex *attr)
+int vhca_cqex_check(struct ibv_context *ibctx,
+		    const struct ibv_cq_init_attr_ex *attr)
 {
 	uint32_t flags = 0;
 
 	if (attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 				IBV_CQ_INIT_ATTR_MASK_PD))
 		return EINVAL;
-	/* A parent domain: vhca has none (alloc_parent_domain). */
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return EOPNOTSUPP;
+	/* A parent domain of the context, not a PD. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != ibctx ||
+	     !to_vpd(attr->parent_domain)->parent))
+		return EINVAL;
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
 		flags = attr->flags;
 	if (flags & ~(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |

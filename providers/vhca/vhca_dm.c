@@ -6,8 +6,8 @@
  * The device's memory is coherent memory of the kernel driver, which the
  * provider maps at allocation (VHCA_IB_ATTR_ALLOC_DM_RESP_MMAP_OFFSET):
  * the copies are plain memory copies through that mapping, no system call.
- * The three commands are the core's ioctl methods, issued here with the
- * kernel's uAPI (<rdma/rdma_user_ioctl_cmds.h>), so that the provider
+ * The commands are the core's ioctl methods and the driver's DM query
+ * (for ibv_import_dm), issued with vhca_ioctl(), so that the provider
  * needs no more of libibverbs' private ABI for them.  Functions returning
  * a pointer set errno on failure; the others return 0 or a positive errno
  * value.
@@ -16,16 +16,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include <rdma/ib_user_ioctl_cmds.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "vhca.h"
-
-/* The most attributes one of the commands here passes (DM_MR_REG). */
-#define VHCA_IOCTL_ATTRS 8
 
 struct vhca_dm {
 	struct ibv_dm ibdm;
@@ -36,57 +31,6 @@ struct vhca_dm {
 static struct vhca_dm *to_vdm(struct ibv_dm *ibdm)
 {
 	return (struct vhca_dm *)ibdm;
-}
-
-/* An attribute the kernel reads in place: up to 8 bytes of value. */
-static struct ib_uverbs_attr vhca_attr_in(uint16_t id, uint16_t len,
-					  uint64_t value)
-{
-	return (struct ib_uverbs_attr){ .attr_id = id, .len = len,
-					.data = value };
-}
-
-/* An object handle: an existing one, or 0 for one the method creates. */
-static struct ib_uverbs_attr vhca_attr_obj(uint16_t id, uint32_t handle)
-{
-	return (struct ib_uverbs_attr){ .attr_id = id, .data = handle };
-}
-
-/* A buffer the kernel writes len bytes to. */
-static struct ib_uverbs_attr vhca_attr_out(uint16_t id, void *buf,
-					   uint16_t len)
-{
-	return (struct ib_uverbs_attr){ .attr_id = id, .len = len,
-					.data = (uintptr_t)buf };
-}
-
-/*
- * Run method of object with the n attributes at attrs, which get back
- * what the kernel wrote into them (the handles of new objects).
- */
-static int vhca_ioctl(struct ibv_context *ibctx, uint16_t object,
-		      uint16_t method, struct ib_uverbs_attr *attrs,
-		      uint16_t n)
-{
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attrs[VHCA_IOCTL_ATTRS];
-	} cmd = {
-		.hdr = {
-			.length = sizeof(cmd.hdr) + n * sizeof(*attrs),
-			.object_id = object,
-			.method_id = method,
-			.num_attrs = n,
-		},
-	};
-
-	if (n > VHCA_IOCTL_ATTRS)
-		return EINVAL;
-	memcpy(cmd.attrs, attrs, n * sizeof(*attrs));
-	if (ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd.hdr))
-		return errno;
-	memcpy(attrs, cmd.attrs, n * sizeof(*attrs));
-	return 0;
 }
 
 /*
@@ -137,6 +81,25 @@ static int vhca_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
 	return 0;
 }
 
+/* Maps @length bytes of DM @handle at @offset of the command fd into @dm. */
+static int vhca_dm_map(struct vhca_dm *dm, struct ibv_context *ibctx,
+		       uint32_t handle, uint64_t offset, uint64_t length)
+{
+	void *p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       ibctx->cmd_fd, offset);
+
+	if (p == MAP_FAILED)
+		return errno;
+	dm->addr = p;
+	dm->length = length;
+	dm->ibdm.context = ibctx;
+	dm->ibdm.memcpy_to_dm = vhca_memcpy_to_dm;
+	dm->ibdm.memcpy_from_dm = vhca_memcpy_from_dm;
+	dm->ibdm.handle = handle;
+	dm->ibdm.comp_mask = IBV_DM_MASK_HANDLE;
+	return 0;
+}
+
 /* No comp_mask bit is defined: any is refused. */
 struct ibv_dm *vhca_alloc_dm(struct ibv_context *ibctx,
 			     struct ibv_alloc_dm_attr *attr)
@@ -152,15 +115,12 @@ struct ibv_dm *vhca_alloc_dm(struct ibv_context *ibctx,
 			      &mmap_offset, sizeof(mmap_offset)),
 	};
 	struct vhca_dm *dm;
-	void *p;
 	int err;
 
 	if (attr->comp_mask) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* A driver without this attribute must fail, not ignore it. */
-	attrs[3].flags = UVERBS_ATTR_F_MANDATORY;
 	dm = calloc(1, sizeof(*dm));
 	if (!dm)
 		return NULL;
@@ -169,26 +129,60 @@ struct ibv_dm *vhca_alloc_dm(struct ibv_context *ibctx,
 	if (err)
 		goto err_free;
 
-	dm->length = attr->length;
-	p = mmap(NULL, dm->length, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 ibctx->cmd_fd, mmap_offset);
-	if (p == MAP_FAILED) {
-		err = errno;
+	err = vhca_dm_map(dm, ibctx, attrs[0].data, mmap_offset, attr->length);
+	if (err) {
 		vhca_free_dm_handle(ibctx, attrs[0].data);
 		goto err_free;
 	}
-	dm->addr = p;
-	dm->ibdm.context = ibctx;
-	dm->ibdm.memcpy_to_dm = vhca_memcpy_to_dm;
-	dm->ibdm.memcpy_from_dm = vhca_memcpy_from_dm;
-	dm->ibdm.handle = attrs[0].data;
-	dm->ibdm.comp_mask = IBV_DM_MASK_HANDLE;
 	return &dm->ibdm;
 
 err_free:
 	free(dm);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * ibv_import_dm: the driver's query says where a DM of the context is
+ * mapped and how long it is; this process maps it too.
+ */
+struct ibv_dm *vhca_import_dm(struct ibv_context *ibctx, uint32_t dm_handle)
+{
+	uint64_t mmap_offset = 0, length = 0;
+	struct ib_uverbs_attr attrs[] = {
+		vhca_attr_obj(VHCA_IB_ATTR_QUERY_DM_REQ_HANDLE, dm_handle),
+		vhca_attr_out(VHCA_IB_ATTR_QUERY_DM_RESP_MMAP_OFFSET,
+			      &mmap_offset, sizeof(mmap_offset)),
+		vhca_attr_out(VHCA_IB_ATTR_QUERY_DM_RESP_LENGTH, &length,
+			      sizeof(length)),
+	};
+	struct vhca_dm *dm;
+	int err;
+
+	dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		return NULL;
+	err = vhca_ioctl(ibctx, UVERBS_OBJECT_DM, VHCA_IB_METHOD_DM_QUERY,
+			 attrs, sizeof(attrs) / sizeof(attrs[0]));
+	if (!err && (!length || length > SIZE_MAX))
+		err = EPROTO;
+	if (!err)
+		err = vhca_dm_map(dm, ibctx, dm_handle, mmap_offset, length);
+	if (err) {
+		free(dm);
+		errno = err;
+		return NULL;
+	}
+	return &dm->ibdm;
+}
+
+/* The DM stays: this process only stops mapping it. */
+void vhca_unimport_dm(struct ibv_dm *ibdm)
+{
+	struct vhca_dm *dm = to_vdm(ibdm);
+
+	munmap(dm->addr, dm->length);
+	free(dm);
 }
 
 int vhca_free_dm(struct ibv_dm *ibdm)

@@ -19,18 +19,23 @@ struct vhca_create_srq_resp_all {
 	struct vhca_create_srq_resp drv;
 };
 
-/* An SRQ not yet created, with its lock; NULL (errno set) without memory. */
-static struct vhca_srq *vhca_srq_alloc(void)
+/*
+ * An SRQ not yet created (in @pd, which may be a parent domain), with its
+ * lock; NULL (errno set) without memory.
+ */
+static struct vhca_srq *vhca_srq_alloc(struct ibv_pd *pd)
 {
+	struct vhca_obj obj;
 	struct vhca_srq *srq;
 	int err;
 
-	srq = calloc(1, sizeof(*srq));
+	srq = vhca_obj_alloc(pd, sizeof(*srq), VHCA_RES_TYPE_SRQ, &obj);
 	if (!srq)
 		return NULL;
+	srq->obj = obj;
 	err = pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (err) {
-		free(srq);
+		vhca_obj_free(srq, &srq->obj);
 		errno = err;
 		return NULL;
 	}
@@ -40,7 +45,7 @@ static struct vhca_srq *vhca_srq_alloc(void)
 static void vhca_srq_free(struct vhca_srq *srq)
 {
 	pthread_spin_destroy(&srq->rq.lock);
-	free(srq);
+	vhca_obj_free(srq, &srq->obj);
 }
 
 /*
@@ -89,7 +94,7 @@ struct ibv_srq *vhca_create_srq(struct ibv_pd *pd,
 	struct vhca_srq *srq;
 	int err;
 
-	srq = vhca_srq_alloc();
+	srq = vhca_srq_alloc(pd);
 	if (!srq)
 		return NULL;
 	err = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
@@ -135,7 +140,7 @@ struct ibv_srq *vhca_create_srq_ex(struct ibv_context *ibctx,
 		return NULL;
 	}
 
-	srq = vhca_srq_alloc();
+	srq = vhca_srq_alloc(attr->pd);
 	if (!srq)
 		return NULL;
 	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd, sizeof(cmd),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vhca: the verbs that go through the kernel (PD, MR, CQ, QP, AH; SRQs
- * and XRC domains are in vhca_srq.c).
+ * vhca: the verbs that go through the kernel (PD and parent domain, MR,
+ * CQ, QP, AH, and the imports of PDs and MRs; SRQs and XRC domains are in
+ * vhca_srq.c).
  *
  * The kernel validates every argument and answers with the real sizes; the
  * provider maps the rings the create responses describe and checks that
@@ -12,8 +13,11 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #include "vhca.h"
 
@@ -64,35 +68,169 @@ int vhca_recs(struct ibv_context *ibctx, uint32_t index, uint64_t db_offset,
 	return 0;
 }
 
-/* ---- PD, MR ---- */
+/* ---- PD, parent domains, object memory ---- */
 
 struct ibv_pd *vhca_alloc_pd(struct ibv_context *ibctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
+	struct vhca_pd *pd;
 	int err;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
-	err = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+	err = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
 	if (err) {
 		free(pd);
 		errno = err;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibv_pd;
 }
 
-int vhca_dealloc_pd(struct ibv_pd *pd)
+/* A PD or parent domain still in use (see struct vhca_pd) stays: EBUSY. */
+int vhca_dealloc_pd(struct ibv_pd *ibpd)
 {
-	int err = ibv_cmd_dealloc_pd(pd);
+	struct vhca_pd *pd = to_vpd(ibpd);
+	int err;
 
+	if (atomic_load(&pd->users))
+		return EBUSY;
+	if (pd->parent) {
+		atomic_fetch_sub(&pd->parent->users, 1);
+		free(pd);
+		return 0;
+	}
+	err = ibv_cmd_dealloc_pd(ibpd);
 	if (!err)
 		free(pd);
 	return err;
+}
+
+/*
+ * ibv_alloc_parent_domain: a PD of this context (not a parent domain), no
+ * thread domain (vhca has none: ibv_alloc_td fails), and optionally the
+ * allocator pair and its pd_context.  Other comp_mask bits: EOPNOTSUPP.
+ */
+struct ibv_pd *vhca_alloc_parent_domain(struct ibv_context *ibctx,
+					struct ibv_parent_domain_init_attr *attr)
+{
+	uint32_t known = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	struct vhca_pd *pd, *dom;
+
+	if (attr->comp_mask & ~known) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->pd || attr->pd->context != ibctx || attr->td ||
+	    to_vpd(attr->pd)->parent ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = to_vpd(attr->pd);
+	dom = calloc(1, sizeof(*dom));
+	if (!dom)
+		return NULL;
+	dom->ibv_pd.context = ibctx;
+	dom->ibv_pd.handle = pd->ibv_pd.handle;
+	dom->parent = pd;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		dom->alloc = attr->alloc;
+		dom->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		dom->pd_context = attr->pd_context;
+	atomic_fetch_add(&pd->users, 1);
+	return &dom->ibv_pd;
+}
+
+/* What the objects' structures need: that of malloc(). */
+#define VHCA_OBJ_ALIGN _Alignof(max_align_t)
+
+void *vhca_obj_alloc(struct ibv_pd *ibpd, size_t size, uint64_t type,
+		     struct vhca_obj *obj)
+{
+	struct vhca_pd *dom = ibpd && to_vpd(ibpd)->parent ? to_vpd(ibpd) :
+			      NULL;
+	void *p = IBV_ALLOCATOR_USE_DEFAULT;
+
+	if (dom && dom->alloc)
+		p = dom->alloc(ibpd, dom->pd_context, size, VHCA_OBJ_ALIGN,
+			       type);
+	*obj = (struct vhca_obj){ .domain = dom, .type = type,
+				  .custom = p != IBV_ALLOCATOR_USE_DEFAULT };
+	if (!obj->custom)
+		p = malloc(size);
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (dom)
+		atomic_fetch_add(&dom->users, 1);
+	if ((uintptr_t)p % VHCA_OBJ_ALIGN) {
+		vhca_obj_free(p, obj);
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+void vhca_obj_free(void *p, const struct vhca_obj *objp)
+{
+	struct vhca_obj obj = *objp;	/* p may hold it */
+
+	if (obj.custom)
+		obj.domain->free(&obj.domain->ibv_pd, obj.domain->pd_context,
+				 p, obj.type);
+	else
+		free(p);
+	if (obj.domain)
+		atomic_fetch_sub(&obj.domain->users, 1);
+}
+
+/*
+ * The kernel answers whether the handle names a PD of the context (the
+ * driver's VHCA_IB_METHOD_PD_QUERY): a wrong handle fails here, not at
+ * the first verb on it.
+ */
+struct ibv_pd *vhca_import_pd(struct ibv_context *ibctx, uint32_t pd_handle)
+{
+	struct ib_uverbs_attr attr =
+		vhca_attr_obj(VHCA_IB_ATTR_QUERY_PD_HANDLE, pd_handle);
+	struct vhca_pd *pd;
+	int err;
+
+	err = vhca_ioctl(ibctx, UVERBS_OBJECT_PD, VHCA_IB_METHOD_PD_QUERY,
+			 &attr, 1);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibv_pd.context = ibctx;
+	pd->ibv_pd.handle = pd_handle;
+	return &pd->ibv_pd;
+}
+
+/*
+ * Forgets a PD, which stays in the kernel.  A parent domain, or a PD with
+ * parent domains over it, cannot be forgotten (this returns nothing to
+ * say so): it stays, and ibv_dealloc_pd() still works on it.
+ */
+void vhca_unimport_pd(struct ibv_pd *ibpd)
+{
+	struct vhca_pd *pd = to_vpd(ibpd);
+
+	if (!pd->parent && !atomic_load(&pd->users))
+		free(pd);
 }
 
 struct ibv_mr *vhca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -133,6 +271,53 @@ int vhca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	if (err)
 		errno = err;
 	return err;
+}
+
+/*
+ * The core's QUERY_MR: keys and length; the address is the creating
+ * process's, so NULL here, as libibverbs' own import does.
+ */
+struct ibv_mr *vhca_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	uint32_t lkey = 0, rkey = 0;
+	uint64_t length = 0;
+	struct ib_uverbs_attr attrs[] = {
+		vhca_attr_obj(UVERBS_ATTR_QUERY_MR_HANDLE, mr_handle),
+		vhca_attr_out(UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey,
+			      sizeof(lkey)),
+		vhca_attr_out(UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey,
+			      sizeof(rkey)),
+		vhca_attr_out(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length,
+			      sizeof(length)),
+	};
+	struct verbs_mr *vmr;
+	int err;
+
+	err = vhca_ioctl(pd->context, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR,
+			 attrs, sizeof(attrs) / sizeof(attrs[0]));
+	if (!err && length > SIZE_MAX)
+		err = EPROTO;
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	vmr->ibv_mr.context = pd->context;
+	vmr->ibv_mr.pd = pd;
+	vmr->ibv_mr.handle = mr_handle;
+	vmr->ibv_mr.lkey = lkey;
+	vmr->ibv_mr.rkey = rkey;
+	vmr->ibv_mr.length = length;
+	vmr->mr_type = IBV_MR_TYPE_IMPORTED_MR;
+	return &vmr->ibv_mr;
+}
+
+/* Forgets an MR, which stays in the kernel. */
+void vhca_unimport_mr(struct ibv_mr *mr)
+{
+	free(vhca_container_of(mr, struct verbs_mr, ibv_mr));
 }
 
 int vhca_dereg_mr(struct verbs_mr *vmr)
@@ -210,18 +395,23 @@ static uint32_t vhca_cqe_size(bool timestamps, uint32_t resp_size)
 	       sizeof(struct vhca_cqe) : 0;
 }
 
-/* A CQ not yet created, with its lock; NULL (errno set) on failure. */
-static struct vhca_cq *vhca_cq_alloc(void)
+/*
+ * A CQ not yet created (in parent domain @pd, or none), with its lock;
+ * NULL (errno set) on failure.
+ */
+static struct vhca_cq *vhca_cq_alloc(struct ibv_pd *pd)
 {
+	struct vhca_obj obj;
 	struct vhca_cq *cq;
 	int err;
 
-	cq = calloc(1, sizeof(*cq));
+	cq = vhca_obj_alloc(pd, sizeof(*cq), VHCA_RES_TYPE_CQ, &obj);
 	if (!cq)
 		return NULL;
+	cq->obj = obj;
 	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err) {
-		free(cq);
+		vhca_obj_free(cq, &cq->obj);
 		errno = err;
 		return NULL;
 	}
@@ -231,7 +421,7 @@ static struct vhca_cq *vhca_cq_alloc(void)
 static void vhca_cq_free(struct vhca_cq *cq)
 {
 	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	vhca_obj_free(cq, &cq->obj);
 }
 
 /*
@@ -285,7 +475,7 @@ struct ibv_cq *vhca_create_cq(struct ibv_context *ibctx, int cqe,
 	struct vhca_cq *cq;
 	int err;
 
-	cq = vhca_cq_alloc();
+	cq = vhca_cq_alloc(NULL);
 	if (!cq)
 		return NULL;
 	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
@@ -314,12 +504,13 @@ struct ibv_cq_ex *vhca_create_cq_ex(struct ibv_context *ibctx,
 	struct vhca_cq *cq;
 	int err;
 
-	err = vhca_cqex_check(attr);
+	err = vhca_cqex_check(ibctx, attr);
 	if (err) {
 		errno = err;
 		return NULL;
 	}
-	cq = vhca_cq_alloc();
+	cq = vhca_cq_alloc(attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD ?
+			   attr->parent_domain : NULL);
 	if (!cq)
 		return NULL;
 	err = vhca_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
@@ -489,15 +680,20 @@ static int vhca_qp_map(struct vhca_qp *qp, const struct ibv_qp_cap *cap,
 	return 0;
 }
 
-/* A QP not yet created, with its locks; NULL (errno set) without memory. */
-static struct vhca_qp *vhca_qp_alloc(void)
+/*
+ * A QP not yet created (in @pd, which may be a parent domain, or none),
+ * with its locks; NULL (errno set) without memory.
+ */
+static struct vhca_qp *vhca_qp_alloc(struct ibv_pd *pd)
 {
+	struct vhca_obj obj;
 	struct vhca_qp *qp;
 	int err;
 
-	qp = calloc(1, sizeof(*qp));
+	qp = vhca_obj_alloc(pd, sizeof(*qp), VHCA_RES_TYPE_QP, &obj);
 	if (!qp)
 		return NULL;
+	qp->obj = obj;
 	err = pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto err_free;
@@ -509,7 +705,7 @@ static struct vhca_qp *vhca_qp_alloc(void)
 err_sq_lock:
 	pthread_spin_destroy(&qp->sq.lock);
 err_free:
-	free(qp);
+	vhca_obj_free(qp, &qp->obj);
 	errno = err;
 	return NULL;
 }
@@ -518,7 +714,7 @@ static void vhca_qp_free(struct vhca_qp *qp)
 {
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
-	free(qp);
+	vhca_obj_free(qp, &qp->obj);
 }
 
 /*
@@ -555,7 +751,7 @@ struct ibv_qp *vhca_create_qp(struct ibv_pd *pd,
 	struct vhca_qp *qp;
 	int err;
 
-	qp = vhca_qp_alloc();
+	qp = vhca_qp_alloc(pd);
 	if (!qp)
 		return NULL;
 	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
@@ -611,7 +807,8 @@ struct ibv_qp *vhca_create_qp_ex(struct ibv_context *ibctx,
 		}
 	}
 
-	qp = vhca_qp_alloc();
+	qp = vhca_qp_alloc(attr->comp_mask & IBV_QP_INIT_ATTR_PD ? attr->pd :
+			   NULL);
 	if (!qp)
 		return NULL;
 	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &ex, &cmd, sizeof(cmd),
@@ -644,7 +841,7 @@ struct ibv_qp *vhca_open_qp(struct ibv_context *ibctx,
 	struct vhca_qp *qp;
 	int err;
 
-	qp = vhca_qp_alloc();
+	qp = vhca_qp_alloc(NULL);
 	if (!qp)
 		return NULL;
 	err = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
