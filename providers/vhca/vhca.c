@@ -2,7 +2,8 @@
 /*
  * vhca: rdma-core provider for the vhca virtual RDMA HCA.
  *
- * Device discovery, user contexts and the ops table.  The verbs that go
+ * Device discovery, user contexts (opened, or imported on an existing
+ * command fd), the ops table and the ioctl helper.  The verbs that go
  * through the kernel are in vhca_verbs.c, the fast path in vhca_post.c,
  * vhca_qpex.c (the ibv_qp_ex API) and vhca_cqex.c (the ibv_cq_ex API);
  * verbs in none of them are answered by libibverbs with EOPNOTSUPP.
