@@ -173,4 +173,20 @@ dm() {
 }
 scenario dm dm 60
 
+# Parent domains and imports: vhca_import on vhca0 (a counting allocator's
+# CQ and QPs in a parent domain moving a page, its frees balanced; a
+# forked child importing the context, PD and MR by handle and using the
+# MR by rkey and lkey from QPs of its own, the parent finding the bytes).
+import() {
+	ports_one_ns
+	_t0=$(date +%s)
+	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_import vhca0 "$G0" \
+		>$T/import.out 2>&1
+	_r=$?
+	relay vhca_import $T/import.out
+	check "vhca_import exits 0 (exit status $_r)" test $_r = 0
+	echo "# import: $(($(date +%s) - _t0)) s"
+}
+scenario import import 60
+
 run_scenarios "$@"
