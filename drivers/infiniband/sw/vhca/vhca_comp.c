@@ -217,6 +217,12 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 				(u64)index * mtu,
 				skb, off, pkt->paylen, VHCA_COPY_TO_MR,
 				IB_ACCESS_LOCAL_WRITE);
+	if (err == -EAGAIN) {
+		/* Not resident: asked again from here after the fault. */
+		vhca_req_go_back(qp, psn);
+		vhca_req_odp_wait(qp);
+		return false;
+	}
 	if (err) {
 		res->fatal = err == -EINVAL ? IB_WC_LOC_LEN_ERR :
 					      IB_WC_LOC_PROT_ERR;
@@ -253,6 +259,12 @@ static bool vhca_comp_atomic_ack(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	err = vhca_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, wqe->sge,
 			    wqe->hdr.num_sge, 0, &orig, sizeof(orig),
 			    VHCA_COPY_TO_MR, IB_ACCESS_LOCAL_WRITE);
+	if (err == -EAGAIN) {
+		/* Asked again: the responder answers from the value kept. */
+		vhca_req_go_back(qp, pkt->psn);
+		vhca_req_odp_wait(qp);
+		return false;
+	}
 	if (err) {
 		res->fatal = err == -EINVAL ? IB_WC_LOC_LEN_ERR :
 					      IB_WC_LOC_PROT_ERR;

@@ -22,6 +22,7 @@
 #endif
 #include <rdma/ib_pack.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 
 #ifndef VHCA_HAVE_TIMER_DELETE
@@ -149,6 +150,29 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #define IB_FLUSH_PERSISTENT		2
 #define IB_FLUSH_RANGE			0
 #define IB_FLUSH_MR			1
+#endif
+
+/*
+ * On-demand paging: built on the core's ib_umem_odp where the kernel has
+ * it (CONFIG_INFINIBAND_ON_DEMAND_PAGING), else compiled out and not
+ * advertised (VHCA_ODP 0).  The pfns ib_umem_odp_map_dma_and_lock()
+ * leaves of the range it mapped are in pfn_list, or, from 6.15, in a
+ * struct hmm_dma_map; the access it maps for is ODP_*_ALLOWED_BIT, or
+ * from 6.15 HMM_PFN_WRITE (none: read).
+ */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+#define VHCA_ODP			1
+#ifdef VHCA_HAVE_HMM_DMA_MAP
+#define vhca_odp_pfn_list(odp)		((odp)->map.pfn_list)
+#define VHCA_ODP_MAP_READ		0
+#define VHCA_ODP_MAP_WRITE		HMM_PFN_WRITE
+#else
+#define vhca_odp_pfn_list(odp)		((odp)->pfn_list)
+#define VHCA_ODP_MAP_READ		ODP_READ_ALLOWED_BIT
+#define VHCA_ODP_MAP_WRITE		(ODP_READ_ALLOWED_BIT | ODP_WRITE_ALLOWED_BIT)
+#endif
+#else
+#define VHCA_ODP			0
 #endif
 
 #endif /* VHCA_COMPAT_H */

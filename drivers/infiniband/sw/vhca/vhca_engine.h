@@ -262,6 +262,13 @@ enum hrtimer_restart vhca_db_timer(struct hrtimer *t);
  */
 bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 		   u8 *failed);
+/*
+ * The requester's local ODP memory is not resident (a fault runs): no
+ * pass until VHCA_ODP_RETRY_US from now, on the RNR timer (no timeout
+ * meanwhile, no rnr_retry spent); a caller that had sent what needs the
+ * memory goes back to it first.
+ */
+void vhca_req_odp_wait(struct vhca_qp *qp);
 /* Go back to @psn without counting a retransmission; false: none sent. */
 bool vhca_req_go_back(struct vhca_qp *qp, u32 psn);
 
@@ -388,14 +395,16 @@ static inline const struct ib_pd *vhca_resp_pd(const struct vhca_qp *qp)
  * (0, or a NAK code); the _again variants answer a duplicate from the
  * resource that holds it, or drop it; vhca_resp_read_pass() sends one
  * bounded pass of READ responses (false: another pass runs, whose caller
- * kicks the work item after it); vhca_resp_rd_oldest() is the busy READ
+ * kicks the work item after it), up to ODP memory not resident, which
+ * with may_fault (process context, no lock held) it faults in and goes
+ * on; vhca_resp_rd_oldest() is the busy READ
  * resource answered first (NULL: none), vhca_resp_holding() whether
  * requests must wait behind READ responses.
  */
 int vhca_resp_read(struct vhca_qp *qp, const struct vhca_pkt *pkt, u32 npsn);
 void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			  u32 npsn);
-bool vhca_resp_read_pass(struct vhca_qp *qp);
+bool vhca_resp_read_pass(struct vhca_qp *qp, bool may_fault);
 int vhca_resp_atomic_eth(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 			 struct sk_buff_head *list);
 int vhca_resp_atomic_write(struct vhca_qp *qp, const struct vhca_pkt *pkt,

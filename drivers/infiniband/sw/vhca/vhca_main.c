@@ -57,6 +57,9 @@ static const struct ib_device_ops vhca_dev_ops = {
 	.uverbs_abi_ver = VHCA_UVERBS_ABI_VERSION,
 
 	.add_gid = vhca_net_add_gid,
+#if VHCA_ODP
+	.advise_mr = vhca_advise_mr,
+#endif
 	.alloc_dm = vhca_alloc_dm,
 	.alloc_hw_port_stats = vhca_alloc_hw_port_stats,
 	.alloc_mr = vhca_alloc_mr,

@@ -116,10 +116,11 @@ err_count:
 
 void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
+	/* First: an ODP MR's notifier clears pages[] until it is gone. */
+	ib_umem_release(mr->umem);
 	kfree(mr->fr_pages);
 	kfree(mr->fr_map);
 	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
 	kfree_rcu(mr, rcu);
 	atomic_dec(&vdev->n_mr);
 }
@@ -278,11 +279,19 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 				   struct ib_pd *ibpd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata)
 {
+	bool odp = VHCA_ODP && (access & IB_ACCESS_ON_DEMAND);
 	struct vhca_mr *mr;
 	int err;
 
-	/* Windows bind to user MRs: MW_BIND is for these only. */
-	err = vhca_mr_check_reg_access(access & ~IB_ACCESS_MW_BIND);
+	/*
+	 * Windows bind to user MRs: MW_BIND is for these only, and not for
+	 * ODP MRs, the only MRs that take ON_DEMAND.
+	 */
+	if (odp && (access & IB_ACCESS_MW_BIND))
+		err = -EOPNOTSUPP;
+	else
+		err = vhca_mr_check_reg_access(access & ~IB_ACCESS_MW_BIND &
+					       ~(odp ? IB_ACCESS_ON_DEMAND : 0));
 	if (err) {
 		ibdev_dbg(&vdev->ibdev, "%s: access %#x refused: %d\n", verb,
 			  access, err);
@@ -308,6 +317,15 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
+	if (odp) {
+		err = vhca_odp_init(vdev, mr, start, length, access);
+		if (err) {
+			ibdev_dbg(&vdev->ibdev, "%s: no ODP for %#llx+%llu: %d\n",
+				  verb, start, length, err);
+			goto err_free;
+		}
+		return mr;
+	}
 	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);

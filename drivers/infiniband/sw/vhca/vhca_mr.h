@@ -9,6 +9,7 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/vhca-abi.h>
 
@@ -105,6 +106,20 @@ enum vhca_mr_state {
  * MR outlives its binding; dereg_mr sets mw_bound to -1 when it proceeds,
  * after which no bind takes the MR.
  *
+ * An on-demand paging MR (odp set, IB_ACCESS_ON_DEMAND: vhca_odp.c) is a
+ * user MR whose umem is the core's ib_umem_odp and pins nothing: pages[]
+ * has an entry for every page of the umem, NULL while the page is not
+ * resident, the page once a fault brought it in (writable when the MR is,
+ * the mapping it had then), or VHCA_ODP_FAILED after a fault that could
+ * not bring it in (the next access fails once, and clears it).  pages[]
+ * changes under lock (taken with interrupts saved, as a fast MR's), and
+ * the engine copies under it: once the MMU notifier's invalidation has
+ * released the lock, no copy into or out of the range is under way and
+ * none finds its pages.  A fault runs in process context: one at a time
+ * per MR from a non-sleeping access (odp_work, for the range in odp_va
+ * and odp_len, odp_queued under lock), or synchronously
+ * (vhca_odp_fault()).
+ *
  * Lifetime: the xarray holds one reference, each engine user one more
  * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
  * lookup finds it), drops the xarray's reference, waits for released (the
@@ -146,7 +161,16 @@ struct vhca_mr {
 	struct vhca_mr *mw_mr;	/* a window: the MR it is bound to, or NULL */
 	u32 mw_qpn;		/* a bound type 2 window: its QP */
 	atomic_t mw_bound;	/* an MR: windows bound to it; -1: dereg'ed */
+
+	struct ib_umem_odp *odp;	/* ODP MR: its umem, also in umem */
+	struct work_struct odp_work;
+	u64 odp_va;			/* the range odp_work faults in */
+	u32 odp_len;
+	bool odp_queued;
 };
+
+/* pages[] of an ODP MR: a fault could not bring the page in. */
+#define VHCA_ODP_FAILED		((struct page *)1)
 
 /* The driver's ib_mw; the window itself outlives it by an RCU grace period. */
 struct vhca_mw {
@@ -246,7 +270,9 @@ int vhca_mw_invalidate(struct vhca_dev *vdev, const struct ib_pd *pd,
  * without local write), -EOPNOTSUPP for what vhca does not implement:
  * memory window binding (MW_BIND: reg_user_mr, rereg_user_mr and
  * reg_dm_mr take it off before asking, windows bind to user and DM MRs
- * only), on-demand paging and persistence (FLUSH_PERSISTENT).  HUGETLB (a
+ * only), on-demand paging (ON_DEMAND: reg_user_mr and rereg_user_mr take
+ * it off before asking, on a kernel with VHCA_ODP, and then refuse
+ * MW_BIND) and persistence (FLUSH_PERSISTENT).  HUGETLB (a
  * hint) and the optional range are accepted and ignored.  ZERO_BASED is
  * accepted here: user and DM MRs take it, DMA and fast-registration MRs
  * refuse it themselves (-EOPNOTSUPP from get_dma_mr, -EINVAL from
@@ -373,6 +399,9 @@ enum vhca_copy_dir {
  * (under its lock, its MR's translation): -EACCES also when the window is
  * no longer VALID under key or no longer bound, -EINVAL when the range is
  * out of its bounds.
+ * An ODP MR: -EAGAIN when a page of the range is not resident (a fault
+ * is queued: the caller tries again later), -EFAULT when a fault could
+ * not bring one in (vhca_odp_resident()).
  * Nothing is copied on error.  vhca_mr_copy_skb() does the same with the
  * skb's data at skb_off (linear or not) in place of buf, and also returns
  * -EFAULT if the skb is shorter than skb_off + len.
@@ -450,7 +479,8 @@ int vhca_mr_atomic(struct vhca_mr *mr, u32 key, u64 iova,
  *          length; checked first, nothing is copied;
  *  -EACCES (IB_WC_LOC_PROT_ERR): an SGE's lkey names no MR, its MR is of
  *          another PD or lacks access, or the SGE is out of its MR's
- *          bounds; the SGEs before it have been copied.
+ *          bounds; the SGEs before it have been copied;
+ *  -EAGAIN or -EFAULT from an SGE's ODP MR (vhca_mr_copy()), likewise.
  * vhca_sge_copy_skb() takes the skb's data at skb_off in place of buf and
  * also returns -EFAULT (checked first) if the skb is too short.
  */
@@ -465,5 +495,55 @@ int vhca_sge_copy_skb(struct vhca_dev *vdev, const struct ib_pd *pd,
 int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
 		      const struct vhca_sge *sge, u32 num_sge, u64 offset,
 		      struct vhca_src *src, u32 src_off, u32 len, int access);
+
+/*
+ * On-demand paging (vhca_odp.c; compiled out without VHCA_ODP, when no
+ * MR is ODP).  vhca_odp_init(): an ODP MR over [start, start + length)
+ * of the calling process, nothing resident, for vhca_mr_pin().
+ * vhca_odp_resident(), for the copies, mr->lock held: 0 when every page
+ * of [iova, iova + len) (within bounds) is resident; -EAGAIN when one is
+ * not, a fault of the range queued (odp_work, one at a time: the engine
+ * tries again later, as its caller says); -EFAULT when a fault failed for
+ * one (the failure is consumed).  vhca_odp_fault(): bring [iova, iova +
+ * len) in, process context (sleeps), without fault only what is resident
+ * (prefetch's NO_FAULT); 0 or the fault's error.  vhca_advise_mr(): the
+ * advise_mr verb, its prefetches done before it returns.
+ */
+#if VHCA_ODP
+int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr, u64 start,
+		  u64 length, int access);
+int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len);
+int vhca_odp_fault(struct vhca_mr *mr, u64 iova, u64 len, bool fault);
+int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		   u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		   struct uverbs_attr_bundle *attrs);
+#else
+static inline int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr,
+				u64 start, u64 length, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len)
+{
+	return -EFAULT;
+}
+
+static inline int vhca_odp_fault(struct vhca_mr *mr, u64 iova, u64 len,
+				 bool fault)
+{
+	return -EFAULT;
+}
+#endif
+
+/*
+ * For the engine's process context: vhca_odp_fault() of the ODP MRs among
+ * the SGEs over [offset, offset + len) of the message they describe (what
+ * an access that answered -EAGAIN touches), those pd may read (the access
+ * checks again); 0, or the first error.
+ */
+int vhca_sge_fault(struct vhca_dev *vdev, const struct ib_pd *pd,
+		   const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		   u32 len);
 
 #endif /* VHCA_MR_H */

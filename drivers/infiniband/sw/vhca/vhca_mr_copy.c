@@ -149,11 +149,13 @@ static int vhca_mr_xfer_pages(struct vhca_mr *mr, u64 iova,
 	return err;
 }
 
-/* vhca_mr_xfer(), a fast MR's lock held. */
+/* vhca_mr_xfer(), a fast or an ODP MR's lock held. */
 static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
 			       struct vhca_kbuf *kb, u32 len,
 			       enum vhca_copy_dir dir)
 {
+	int err;
+
 	if (mr->fast && (mr->state != VHCA_MR_VALID || mr->key != key))
 		return -EACCES;
 	if (dir == VHCA_COPY_TO_MR && !(mr->access & IB_ACCESS_LOCAL_WRITE))
@@ -165,6 +167,11 @@ static int vhca_mr_xfer_locked(struct vhca_mr *mr, u32 key, u64 iova,
 	if (mr->kaddr)
 		return vhca_kbuf_copy(kb, mr->kaddr + (iova - mr->iova), len,
 				      dir);
+	if (mr->odp) {
+		err = vhca_odp_resident(mr, iova, len);
+		if (err)
+			return err;
+	}
 	return vhca_mr_xfer_pages(mr, iova, kb, len, dir);
 }
 
@@ -227,9 +234,10 @@ static int vhca_mr_xfer(struct vhca_mr *mr, u32 key, u64 iova,
 
 	if (!len)
 		return 0;
-	if (kb->src && !kb->src->data && (mr->fast || vhca_mr_is_mw(mr)))
+	if (kb->src && !kb->src->data &&
+	    (mr->fast || vhca_mr_is_mw(mr) || mr->odp))
 		return vhca_mr_xfer_bounced(mr, key, iova, kb, len);
-	if (!mr->fast && !vhca_mr_is_mw(mr))
+	if (!mr->fast && !vhca_mr_is_mw(mr) && !mr->odp)
 		return vhca_mr_xfer_locked(mr, key, iova, kb, len, dir);
 	spin_lock_irqsave(&mr->lock, flags);
 	if (vhca_mr_is_mw(mr))
@@ -371,4 +379,34 @@ int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
 
 	return vhca_sge_xfer(vdev, pd, sge, num_sge, offset, &kb, len,
 			     VHCA_COPY_TO_MR, access);
+}
+
+int vhca_sge_fault(struct vhca_dev *vdev, const struct ib_pd *pd,
+		   const struct vhca_sge *sge, u32 num_sge, u64 offset,
+		   u32 len)
+{
+	struct vhca_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, sge[i].length - offset, len);
+		mr = vhca_mr_get(vdev, sge[i].lkey);
+		err = 0;
+		if (mr && mr->odp &&
+		    !vhca_mr_check(mr, sge[i].lkey, pd, sge[i].addr + offset,
+				   n, 0))
+			err = vhca_odp_fault(mr, sge[i].addr + offset, n, true);
+		if (mr)
+			vhca_mr_put(mr);
+		if (err)
+			return err;
+		offset = 0;
+		len -= n;
+	}
+	return 0;
 }

@@ -98,6 +98,18 @@
 #define VHCA_TIMEOUT_MIN_MS	10
 /* Doublings of the retransmit timeout at most. */
 #define VHCA_TIMEOUT_BACKOFF_MAX 7
+/*
+ * The requester's wait for a fault of its local ODP memory (vhca_odp.c)
+ * before it tries again, in microseconds, on the RNR timer.
+ */
+#define VHCA_ODP_RETRY_US	100
+
+/* An ODP access's fault also brings in what follows it, up to this much. */
+#define VHCA_ODP_AHEAD		BIT(18)	/* 256 KiB */
+
+/* Faults of a UD WQE's ODP memory the sender makes before it fails it. */
+#define VHCA_UD_FAULT_TRIES	4
+
 /* rnr_retry that means "retry for ever". */
 #define VHCA_RNR_RETRY_INFINITE	7
 

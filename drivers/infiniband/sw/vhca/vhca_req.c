@@ -329,8 +329,10 @@ static void vhca_req_fill(struct vhca_qp *qp, const struct vhca_swqe *wqe,
 }
 
 /*
- * Queue packet n of WQE wqe.  Returns 0, or the work completion status that
- * fails the WQE (its local memory could not be read).
+ * Queue packet n of WQE wqe.  Returns 0, -EAGAIN when its local ODP
+ * memory is not resident (nothing queued: a fault runs), or the work
+ * completion status that fails the WQE (its local memory could not be
+ * read).
  */
 static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 			   struct sk_buff_head *list)
@@ -369,10 +371,20 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 				    VHCA_COPY_FROM_MR, 0);
 	if (err) {
 		kfree_skb(skb);
-		return err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+		return err == -EAGAIN ? -EAGAIN : err == -EINVAL ?
+		       IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 	}
 	__skb_queue_tail(list, skb);
 	return 0;
+}
+
+void vhca_req_odp_wait(struct vhca_qp *qp)
+{
+	qp->req.rnr_wait = true;
+	timer_delete(&qp->req.rexmit_timer);
+	hrtimer_start(&qp->req.rnr_timer,
+		      ns_to_ktime(VHCA_ODP_RETRY_US * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /* Packets are in flight: a WQE sent, or one being sent, is unacknowledged. */
@@ -546,6 +558,10 @@ bool vhca_req_pass(struct vhca_qp *qp, struct sk_buff_head *list,
 				break;
 		} else {
 			status = vhca_req_packet(qp, wqe, qp->req.pkt, list);
+			if (status == -EAGAIN) {
+				vhca_req_odp_wait(qp);
+				break;
+			}
 			if (status) {
 				if (qp->req.next == qp->sq_tail)
 					*failed = status;

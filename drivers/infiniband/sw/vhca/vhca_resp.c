@@ -226,12 +226,26 @@ static int vhca_resp_begin(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 }
 
 /*
+ * The memory a request's payload goes to is ODP memory not resident (a
+ * fault runs): an RNR NAK, the message left as it was for the packet sent
+ * again (one this FIRST or ONLY packet began is undone; a receive WQE it
+ * took stays in msg for it).
+ */
+static int vhca_resp_not_resident(struct vhca_qp *qp, u16 opflags)
+{
+	if (opflags & VHCA_PKT_FIRST)
+		vhca_rmsg_close(&qp->resp.msg);
+	return -EAGAIN;
+}
+
+/*
  * A request's payload into the receive WQE or the MR.  0 or a NAK code,
- * or -EREMOTEIO when a local requester's memory could not be read (its
- * error: the message stays as it was, for its packets).
+ * -EAGAIN for RNR (vhca_resp_not_resident()), or -EREMOTEIO when a local
+ * requester's memory could not be read (its error: the message stays as
+ * it was, for its packets).
  */
 static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-			   const struct vhca_resp_in *in)
+			   u16 opflags, const struct vhca_resp_in *in)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vhca_rmsg *msg = &qp->resp.msg;
@@ -256,6 +270,8 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 						IB_ACCESS_LOCAL_WRITE);
 		if (err && in->src && in->src->failed)
 			return -EREMOTEIO;
+		if (err == -EAGAIN)
+			return vhca_resp_not_resident(qp, opflags);
 		if (err)
 			return vhca_resp_fail(qp, pkt, err == -EINVAL ?
 					      VHCA_RESP_LEN_ERR :
@@ -285,6 +301,8 @@ static int vhca_resp_place(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		vhca_mr_put(mr);
 		if (err && in->src && in->src->failed)
 			return -EREMOTEIO;
+		if (err == -EAGAIN)
+			return vhca_resp_not_resident(qp, opflags);
 		if (err)
 			return vhca_resp_fail(qp, pkt, VHCA_RESP_ACCESS);
 		msg->va += pkt->paylen;
@@ -359,7 +377,8 @@ static int vhca_resp_end(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 
 /*
  * Execute one in-order request (a packet, or a local requester's run of
- * them).  Returns 0, or -EAGAIN for RNR (no receive WQE), -EREMOTEIO (see
+ * them).  Returns 0, or -EAGAIN for RNR (no receive WQE, or ODP memory
+ * not resident), -EREMOTEIO (see
  * vhca_resp_place()), or a positive NAK code.
  */
 static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
@@ -400,7 +419,7 @@ static int vhca_resp_exec(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		if (ret)
 			return ret;
 	}
-	ret = vhca_resp_place(qp, pkt, in);
+	ret = vhca_resp_place(qp, pkt, opflags, in);
 	if (ret)
 		return ret;
 	return opflags & VHCA_PKT_LAST ? vhca_resp_end(qp, pkt, opflags) : 0;
@@ -610,7 +629,7 @@ out:
 		 * work once it is done.
 		 */
 		if (pkt->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST ||
-		    (vhca_resp_read_pass(qp) && vhca_resp_more(qp)))
+		    (vhca_resp_read_pass(qp, false) && vhca_resp_more(qp)))
 			vhca_engine_kick(qp);
 	}
 	return taken;
@@ -751,7 +770,7 @@ bool vhca_resp_run(struct vhca_qp *qp)
 	bool more;
 
 	/* Another pass runs: its caller kicks the work item after it. */
-	if (!vhca_resp_read_pass(qp))
+	if (!vhca_resp_read_pass(qp, true))
 		return false;
 	for (;;) {
 		spin_lock_irqsave(&qp->rq_lock, flags);

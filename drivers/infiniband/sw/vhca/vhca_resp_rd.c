@@ -193,12 +193,14 @@ void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
  * rkey, checked through at's PD (both looked up again: an MR deregistered
  * or an XRC SRQ destroyed since the request refuses the rest), with at's
  * MSN, onto list.  Returns how many were built (fewer when memory ran
- * short: the requester reads again), or -EACCES.
+ * short: the requester reads again; or, at ODP memory not resident, the
+ * next pass goes on: with may_fault, this one faults it in first), or
+ * -EACCES.
  */
 static int vhca_resp_read_build(struct vhca_qp *qp,
 				const struct vhca_rd_reply *reply,
 				const struct vhca_rd_res *at, u32 n,
-				struct sk_buff_head *list)
+				bool may_fault, struct sk_buff_head *list)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 mtu = vhca_qp_mtu(qp), rkey = at->rkey, i, index;
@@ -248,10 +250,21 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		if (mr)
 			err = vhca_mr_copy(mr, rkey, va, payload, rsp.paylen,
 					   VHCA_COPY_FROM_MR);
+		/* A fault that fails refuses the rest, as an access error. */
+		if (err == -EAGAIN && may_fault) {
+			err = vhca_odp_fault(mr, va, rsp.paylen, true);
+			if (!err)
+				err = vhca_mr_copy(mr, rkey, va, payload,
+						   rsp.paylen, VHCA_COPY_FROM_MR);
+		}
 		if (err)
 			kfree_skb(skb);
 		else
 			__skb_queue_tail(list, skb);
+		if (err == -EAGAIN) {
+			err = 0;
+			break;
+		}
 	}
 	vhca_xsrq_put(srq);
 	if (mr)
@@ -269,7 +282,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
  * sending every packet of the READ, and interleave them.  False when
  * another pass runs: its caller kicks the work item once it is done.
  */
-bool vhca_resp_read_pass(struct vhca_qp *qp)
+bool vhca_resp_read_pass(struct vhca_qp *qp, bool may_fault)
 {
 	struct sk_buff_head list;
 	struct vhca_rd_reply reply;
@@ -296,7 +309,8 @@ bool vhca_resp_read_pass(struct vhca_qp *qp)
 
 	built = vhca_resp_read_build(qp, &reply, &at,
 				     min_t(u32, reply.npkts - reply.sent,
-					   VHCA_RESP_READ_BUDGET), &list);
+					   VHCA_RESP_READ_BUDGET), may_fault,
+				     &list);
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (res->reply.psn == reply.psn && res->reply.sent == reply.sent &&
@@ -395,6 +409,9 @@ static int vhca_resp_atomic(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	if (res)
 		err = vhca_mr_atomic(mr, pkt->reth_rkey, pkt->reth_va, &atomic);
 	vhca_mr_put(mr);
+	/* ODP memory not resident: RNR NAK, the request sent again. */
+	if (err == -EAGAIN)
+		return -EAGAIN;
 	if (!err && !res)
 		return VHCA_NAK_INVALID_REQ;
 	/*

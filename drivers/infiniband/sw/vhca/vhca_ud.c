@@ -80,10 +80,11 @@ static u8 vhca_ud_fetch(struct vhca_qp *qp, struct vhca_ud_wqe *wqe)
 
 /*
  * The packet of WQE wqe to av into *skbp (NULL if none could be allocated:
- * the datagram is lost, as on a congested wire).  Returns a wc status.
+ * the datagram is lost, as on a congested wire).  Returns a wc status, or
+ * -EAGAIN when its ODP memory is not resident (no packet, psn unchanged).
  */
-static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
-			struct sk_buff **skbp)
+static int vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
+			 struct sk_buff **skbp)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
 	u32 qkey = wqe->hdr.ud.remote_qkey;
@@ -117,6 +118,11 @@ static u8 vhca_ud_build(struct vhca_qp *qp, const struct vhca_ud_wqe *wqe,
 		err = vhca_sge_copy(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
 				    0, payload, pkt.paylen, VHCA_COPY_FROM_MR,
 				    0);
+		if (err == -EAGAIN) {
+			kfree_skb(skb);
+			qp->req.psn = vhca_psn_add(qp->req.psn, -1);
+			return -EAGAIN;
+		}
 		if (err) {
 			kfree_skb(skb);
 			return err == -EINVAL ? IB_WC_LOC_LEN_ERR :
@@ -137,9 +143,11 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 	u32 head, used, budget = VHCA_UD_BUDGET;
 	struct vhca_ud_wqe wqe;
 	struct vhca_av *av;
+	unsigned int tries = VHCA_UD_FAULT_TRIES;
 	struct sk_buff *skb;
 	unsigned long flags;
 	u8 status;
+	int ret;
 
 	for (; budget; budget--) {
 		av = NULL;
@@ -168,10 +176,30 @@ static bool vhca_ud_pass(struct vhca_qp *qp)
 				status = IB_WC_LOC_QP_OP_ERR;
 			}
 		}
-		if (status == IB_WC_SUCCESS)
-			status = vhca_ud_build(qp, &wqe, &skb);
+		if (status == IB_WC_SUCCESS) {
+			ret = vhca_ud_build(qp, &wqe, &skb);
+			if (ret == -EAGAIN && tries) {
+				/*
+				 * ODP memory not resident: faulted in here
+				 * (process context), and the WQE, still at
+				 * the ring's tail, fetched again; after a
+				 * fault that failed, or a few that did not
+				 * last, it fails.
+				 */
+				spin_unlock_irqrestore(&qp->sq_lock, flags);
+				vhca_av_put(av);
+				tries = vhca_sge_fault(vdev, qp->ibqp.pd,
+						       wqe.sge, wqe.hdr.num_sge,
+						       0, wqe.len) ? 0 :
+					tries - 1;
+				budget++;
+				continue;
+			}
+			status = ret == -EAGAIN ? IB_WC_LOC_PROT_ERR : ret;
+		}
 		vhca_wqe_complete_send(qp, &wqe.hdr, IB_WC_SEND, wqe.len,
 				       status);
+		tries = VHCA_UD_FAULT_TRIES;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 		if (skb)
@@ -273,7 +301,11 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
 		goto out;
 	}
-	if (!vhca_wqe_take_recv(qp, msg, &bad)) {
+	/* One a datagram took and could not use is still held (msg->wqe). */
+	bad = false;
+	if (!msg->wqe)
+		msg->wqe = vhca_wqe_take_recv(qp, msg, &bad);
+	if (!msg->wqe) {
 		/* No receive WQE: the datagram is lost. */
 		atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
 		goto out;
@@ -291,6 +323,14 @@ void vhca_ud_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 						skb, off, pkt->paylen,
 						VHCA_COPY_TO_MR,
 						IB_ACCESS_LOCAL_WRITE);
+		if (err == -EAGAIN) {
+			/*
+			 * ODP memory not resident (a fault runs): the
+			 * datagram is lost, the receive WQE kept for the next.
+			 */
+			atomic64_inc(&vdev->counters[VHCA_CNT_UD_DROPS]);
+			goto out;
+		}
 		cqe.status = !err ? IB_WC_SUCCESS :
 			     err == -EINVAL ? IB_WC_LOC_LEN_ERR :
 			     IB_WC_LOC_PROT_ERR;

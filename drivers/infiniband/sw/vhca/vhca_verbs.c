@@ -8,6 +8,10 @@
 
 #include "vhca.h"
 
+#define VHCA_ODP_RC_CAPS	(IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | \
+				 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | \
+				 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV)
+
 int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata)
 {
@@ -63,6 +67,19 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->hca_core_clock = VHCA_CORE_CLOCK_KHZ;
 	attr->timestamp_mask = U64_MAX;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+#if VHCA_ODP
+	/*
+	 * Explicit ODP (vhca_odp.c) for what the engine retries while a
+	 * fault runs: RC and XRC every operation; UD sends (a datagram
+	 * that finds its receive buffer not resident is dropped).  No
+	 * implicit ODP: an MR's pages[] covers its range.
+	 */
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = VHCA_ODP_RC_CAPS;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps = VHCA_ODP_RC_CAPS;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+#endif
 	return 0;
 }
 

@@ -39,6 +39,9 @@
 #include "vhca_engine_direct_kunit.c"
 #include "vhca_engine_hostile_kunit.c"
 #include "vhca_engine_handle_kunit.c"
+#if VHCA_ODP
+#include "vhca_engine_odp_kunit.c"
+#endif
 
 kunit_test_suites(&vhca_engine_req_suite, &vhca_engine_retry_suite,
 		  &vhca_engine_wrap_suite, &vhca_engine_resp_suite,
@@ -47,3 +50,6 @@ kunit_test_suites(&vhca_engine_req_suite, &vhca_engine_retry_suite,
 		  &vhca_engine_uc_suite, &vhca_engine_xrc_suite,
 		  &vhca_engine_direct_suite, &vhca_engine_hostile_suite,
 		  &vhca_engine_handle_suite);
+#if VHCA_ODP
+kunit_test_suites(&vhca_engine_odp_suite);
+#endif

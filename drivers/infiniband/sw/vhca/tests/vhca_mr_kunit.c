@@ -17,6 +17,9 @@
 #include "../vhca_mw.c"
 #include "../vhca_mr_copy.c"
 #include "../vhca_ah.c"
+#if VHCA_ODP
+#include "../vhca_odp.c"
+#endif
 
 #include "vhca_mr_core_kunit.c"
 #include "vhca_mr_copy_kunit.c"
