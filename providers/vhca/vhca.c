@@ -92,6 +92,8 @@ static void vhca_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vhca_ctx_ops = {
+	/* ODP prefetch: the kernel's, for the MRs it registered. */
+	.advise_mr = ibv_cmd_advise_mr,
 	.alloc_dm = vhca_alloc_dm,
 	.alloc_mw = vhca_alloc_mw,
 	.alloc_parent_domain = vhca_alloc_parent_domain,
