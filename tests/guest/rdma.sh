@@ -189,4 +189,22 @@ import() {
 }
 scenario import import 60
 
+# On-demand paging: vhca_odp between two ports in one namespace, ODP MRs
+# on both sides (SEND, RDMA WRITE, READ and atomics with memory not
+# resident when they start: never touched, or dropped with MADV_DONTNEED;
+# every byte checked; a prefetch; munmap racing READs and WRITEs in
+# flight, which must fail with a remote access error, never succeed with
+# wrong bytes).  A kernel without ODP (none advertised) skips it.
+odp() {
+	ports_one_ns
+	_t0=$(date +%s)
+	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_odp vhca0 "$G0" vhca1 "$G1" \
+		>$T/odp.out 2>&1
+	_r=$?
+	relay vhca_odp $T/odp.out
+	check "vhca_odp exits 0 (exit status $_r)" test $_r = 0
+	echo "# odp: $(($(date +%s) - _t0)) s"
+}
+scenario odp odp 60
+
 run_scenarios "$@"

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vhca_odp: on-demand paging (IBV_ACCESS_ON_DEMAND MRs) with memory that is
+ * not resident when an operation starts.
+ *
+ *   vhca_odp DEV_A GID_A DEV_B GID_B
+ *
+ * An RC QP of DEV_A, connected to one of DEV_B, both with ODP MRs only:
+ * SEND, RDMA WRITE, RDMA READ, FETCH_AND_ADD and CMP_AND_SWP move data
+ * between memory freshly mapped and never touched (mincore() shows no
+ * page of it resident before the operation) and shared memory whose
+ * pages the process dropped with MADV_DONTNEED (its contents stay in the
+ * memfd; the device must fault them in again); every byte is checked,
+ * and those around the target too.  A READ of anonymous memory the
+ * device had mapped, after MADV_DONTNEED, returns zeros, not the old
+ * pages, and a SEND lands in such memory.  ibv_advise_mr's synchronous
+ * prefetch makes a range resident.  Then munmap races READs and WRITEs in
+ * flight: every READ that completes successfully brings the right bytes,
+ * and once the range is gone they complete with a remote access error,
+ * none with success.  Registration refusals first: ODP with MW_BIND, and
+ * implicit ODP (not advertised).  A device without ODP skips it all.
+ *
+ * The GIDs are indices of RoCE v2 GIDs of port 1.  KTAP results; the exit
+ * status counts the failures.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "vhca_test.h"
+
+#define PORT		1
+#define LEN		(256 * 1024)
+#define MSG		(64 * 1024 + 300)	/* many packets, pages */
+#define OFF		4196			/* not page-aligned */
+#define WAIT_MS		60000
+#define RACE_LEN	4096
+#define RACE_DEPTH	4
+#define RACE_BEFORE	64	/* completions before the munmap */
+#define RACE_MAX	100000
+
+static const int odp_access = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_REMOTE_ATOMIC;
+
+struct port {
+	struct ibv_context *ctx;
+	struct ibv_device_attr_ex dev;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_port_attr attr;
+	union ibv_gid gid;
+	int gid_index;
+};
+
+/* An ODP MR over memory of its own: anonymous, or a memfd's (shared). */
+struct region {
+	uint8_t *buf;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+static long page_size;
+
+static int port_open(struct port *p, const char *name, const char *gid)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	p->gid_index = atoi(gid);
+	p->ctx = open_port(name, PORT, p->gid_index, &p->attr, &p->gid);
+	if (!p->ctx || ibv_query_device_ex(p->ctx, NULL, &p->dev))
+		return -1;
+	p->pd = ibv_alloc_pd(p->ctx);
+	p->cq = p->pd ? ibv_create_cq(p->ctx, 64, NULL, NULL, 0) : NULL;
+	if (!p->cq)
+		return -1;
+	ia.send_cq = p->cq;
+	ia.recv_cq = p->cq;
+	p->qp = ibv_create_qp(p->pd, &ia);
+	return p->qp ? 0 : -1;
+}
+
+/* from's QP to RTS towards to's, from RESET: also after an error. */
+static int qp_connect(struct port *from, const struct port *to)
+{
+	const struct qp_path path = {
+		.port = PORT, .sgid_index = from->gid_index, .dgid = to->gid,
+		.mtu = from->attr.active_mtu, .dqpn = to->qp->qp_num,
+		.rq_psn = 0x40, .sq_psn = 0x40,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.rd_atomic = RACE_DEPTH, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7,
+	};
+
+	errno = qp_rts(from->qp, &path);
+	return errno ? -1 : 0;
+}
+
+/* Pages of [buf, buf + len) resident in the process (mincore()). */
+static size_t resident(const uint8_t *buf, size_t len)
+{
+	size_t n = (len + page_size - 1) / page_size, i, k = 0;
+	unsigned char *vec = calloc(n, 1);
+
+	if (!vec || mincore((void *)buf, len, vec)) {
+		free(vec);
+		return SIZE_MAX;
+	}
+	for (i = 0; i < n; i++)
+		k += vec[i] & 1;
+	free(vec);
+	return k;
+}
+
+static int region_new(struct port *p, struct region *r, bool shared)
+{
+	int fd = -1;
+
+	r->len = LEN;
+	if (shared) {
+		fd = memfd_create("vhca_odp", 0);
+		if (fd < 0 || ftruncate(fd, LEN))
+			return -1;
+	}
+	r->buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+		      shared ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (r->buf == MAP_FAILED)
+		return -1;
+	r->mr = ibv_reg_mr(p->pd, r->buf, LEN, odp_access);
+	return r->mr ? 0 : -1;
+}
+
+static void fill(uint8_t *p, size_t len, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + seed + (i >> 12));
+}
+
+/* Written by the CPU, then its pages dropped: in the memfd only. */
+static void fill_dropped(struct region *r, uint8_t seed)
+{
+	fill(r->buf, r->len, seed);
+	madvise(r->buf, r->len, MADV_DONTNEED);
+}
+
+/* The one completion on p's CQ, of opcode and status; false if not. */
+static bool completes(struct port *p, enum ibv_wc_opcode opcode,
+		      enum ibv_wc_status status, const char *what)
+{
+	struct ibv_wc wc;
+	int k = poll1(p->cq, &wc, WAIT_MS);
+
+	if (k == 1 && wc.status == status &&
+	    (status != IBV_WC_SUCCESS || wc.opcode == opcode))
+		return true;
+	result(false, what, "%d completions, status %s, opcode %d", k,
+	       k == 1 ? ibv_wc_status_str(wc.status) : "-",
+	       k == 1 ? (int)wc.opcode : -1);
+	return false;
+}
+
+static int post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id,
+		const void *laddr, uint32_t len, uint32_t lkey, uint64_t raddr,
+		uint32_t rkey, uint64_t cmp_add, uint64_t swap)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)laddr, .length = len, .lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	    op == IBV_WR_ATOMIC_CMP_AND_SWP)
+		wr.wr.atomic = (typeof(wr.wr.atomic)){ raddr, cmp_add, swap,
+						       rkey };
+	else
+		wr.wr.rdma = (typeof(wr.wr.rdma)){ raddr, rkey };
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int post_recv(struct ibv_qp *qp, const void *addr, uint32_t len,
+		     uint32_t lkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* dst holds src's MSG bytes at OFF and zeros around them. */
+static void landed(const uint8_t *dst, const uint8_t *src, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < LEN; i++) {
+		uint8_t want = i >= OFF && i < OFF + MSG ? src[i - OFF] : 0;
+
+		if (dst[i] != want)
+			break;
+	}
+	result(i == LEN, what, "byte %zu: %#x, expected %#x", i,
+	       i < LEN ? dst[i] : 0,
+	       i < LEN ? (i >= OFF && i < OFF + MSG ? src[i - OFF] : 0) : 0);
+}
+
+static void not_resident(const struct region *r, const char *what)
+{
+	size_t k = resident(r->buf, r->len);
+
+	result(k == 0, what, "%zu pages resident", k);
+}
+
+static void caps(const struct port *p)
+{
+	const struct ibv_odp_caps *c = &p->dev.odp_caps;
+	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		      IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
+
+	result((c->general_caps & IBV_ODP_SUPPORT) &&
+	       !(c->general_caps & IBV_ODP_SUPPORT_IMPLICIT) &&
+	       (c->per_transport_caps.rc_odp_caps & rc) == rc &&
+	       (c->per_transport_caps.ud_odp_caps & IBV_ODP_SUPPORT_SEND),
+	       "odp_caps: explicit ODP, RC's operations, UD's sends",
+	       "general %#llx, rc %#x, ud %#x",
+	       (unsigned long long)c->general_caps,
+	       c->per_transport_caps.rc_odp_caps,
+	       c->per_transport_caps.ud_odp_caps);
+}
+
+static void refusals(struct port *p)
+{
+	static uint8_t buf[8192];
+	struct ibv_mr *mr;
+
+	mr = ibv_reg_mr(p->pd, buf, sizeof(buf),
+			IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_MW_BIND);
+	result(!mr, "reg_mr with ON_DEMAND and MW_BIND is refused",
+	       "%p", (void *)mr);
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ibv_reg_mr(p->pd, NULL, SIZE_MAX,
+			IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
+	result(!mr, "implicit ODP (address 0, SIZE_MAX) is refused",
+	       "%p", (void *)mr);
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+static void traffic(struct port *a, struct port *b)
+{
+	struct region as, aa, ba, bb, bs, bw, ap;
+	uint64_t *word, *orig;
+	struct ibv_sge sge;
+	size_t k;
+	int err;
+
+	if (region_new(a, &as, true) || region_new(a, &aa, false) ||
+	    region_new(b, &ba, false) || region_new(b, &bb, false) ||
+	    region_new(b, &bs, true) || region_new(b, &bw, false) ||
+	    region_new(a, &ap, false)) {
+		result(false, "ODP MRs over fresh mappings", "errno %d", errno);
+		return;
+	}
+	result(true, "ODP MRs over fresh mappings", "%s", "");
+
+	/* SEND: from dropped shared pages into untouched anonymous ones. */
+	fill_dropped(&as, 1);
+	not_resident(&ba, "the receive buffer is not resident before the SEND");
+	if (post_recv(b->qp, ba.buf + OFF, MSG, ba.mr->lkey) ||
+	    post(a->qp, IBV_WR_SEND, 1, as.buf, MSG, as.mr->lkey, 0, 0, 0, 0) ||
+	    !completes(a, IBV_WC_SEND, IBV_WC_SUCCESS, "SEND") ||
+	    !completes(b, IBV_WC_RECV, IBV_WC_SUCCESS, "RECV"))
+		return;
+	landed(ba.buf, as.buf, "SEND: every byte lands, nothing around it");
+
+	/* WRITE: from the shared pages dropped again, untouched target. */
+	fill_dropped(&as, 2);
+	not_resident(&bb, "the WRITE's target is not resident before it");
+	if (post(a->qp, IBV_WR_RDMA_WRITE, 2, as.buf, MSG, as.mr->lkey,
+		 (uintptr_t)bb.buf + OFF, bb.mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS, "RDMA WRITE"))
+		return;
+	landed(bb.buf, as.buf, "RDMA WRITE: every byte lands, nothing around it");
+
+	/* READ: from dropped shared pages into untouched anonymous ones. */
+	fill_dropped(&bs, 3);
+	not_resident(&aa, "the READ's local buffer is not resident before it");
+	if (post(a->qp, IBV_WR_RDMA_READ, 3, aa.buf + OFF, MSG, aa.mr->lkey,
+		 (uintptr_t)bs.buf, bs.mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS, "RDMA READ"))
+		return;
+	landed(aa.buf, bs.buf, "RDMA READ: every byte lands, nothing around it");
+
+	/* The WRITE's target dropped: a READ of it sees zero-fill pages. */
+	madvise(bb.buf, LEN, MADV_DONTNEED);
+	memset(aa.buf, 0xa5, LEN);
+	if (post(a->qp, IBV_WR_RDMA_READ, 4, aa.buf, LEN, aa.mr->lkey,
+		 (uintptr_t)bb.buf, bb.mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS,
+		       "RDMA READ after MADV_DONTNEED"))
+		return;
+	for (k = 0; k < LEN && !aa.buf[k]; k++)
+		;
+	result(k == LEN,
+	       "READ after MADV_DONTNEED returns the new zero pages, not the old",
+	       "byte %zu is %#x", k, k < LEN ? aa.buf[k] : 0);
+
+	/* A SEND into the receive buffer after it was dropped. */
+	madvise(ba.buf, LEN, MADV_DONTNEED);
+	fill_dropped(&as, 5);
+	if (post_recv(b->qp, ba.buf + OFF, MSG, ba.mr->lkey) ||
+	    post(a->qp, IBV_WR_SEND, 5, as.buf, MSG, as.mr->lkey, 0, 0, 0, 0) ||
+	    !completes(a, IBV_WC_SEND, IBV_WC_SUCCESS, "SEND again") ||
+	    !completes(b, IBV_WC_RECV, IBV_WC_SUCCESS, "RECV again"))
+		return;
+	landed(ba.buf, as.buf,
+	       "SEND into dropped pages: every byte lands, nothing around it");
+
+	/* Atomics on an untouched word, their results to an untouched page. */
+	not_resident(&bw, "the atomics' target is not resident before them");
+	word = (uint64_t *)(bw.buf + 3 * page_size + 8);
+	orig = (uint64_t *)(ap.buf + 5 * page_size);
+	if (post(a->qp, IBV_WR_ATOMIC_FETCH_AND_ADD, 6, orig, 8, ap.mr->lkey,
+		 (uintptr_t)word, bw.mr->rkey, 5, 0) ||
+	    !completes(a, IBV_WC_FETCH_ADD, IBV_WC_SUCCESS, "FETCH_AND_ADD"))
+		return;
+	result(*orig == 0 && *word == 5,
+	       "FETCH_AND_ADD on a fresh word: 0 found, 5 left",
+	       "found %llu, left %llu", (unsigned long long)*orig,
+	       (unsigned long long)*word);
+	madvise(ap.buf, LEN, MADV_DONTNEED);
+	orig = (uint64_t *)(ap.buf + 6 * page_size + 16);
+	if (post(a->qp, IBV_WR_ATOMIC_CMP_AND_SWP, 7, orig, 8, ap.mr->lkey,
+		 (uintptr_t)word, bw.mr->rkey, 5, 9) ||
+	    !completes(a, IBV_WC_COMP_SWAP, IBV_WC_SUCCESS, "CMP_AND_SWP"))
+		return;
+	result(*orig == 5 && *word == 9,
+	       "CMP_AND_SWP into dropped pages: 5 found, 9 swapped in",
+	       "found %llu, left %llu", (unsigned long long)*orig,
+	       (unsigned long long)*word);
+
+	/* A synchronous prefetch for writing makes the range resident. */
+	madvise(ap.buf, LEN, MADV_DONTNEED);
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)ap.buf, .length = LEN, .lkey = ap.mr->lkey,
+	};
+	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	k = resident(ap.buf, LEN);
+	result(!err && k == (size_t)(LEN / page_size),
+	       "advise_mr PREFETCH_WRITE, FLUSH: every page resident",
+	       "%d, %zu pages resident", err, k);
+	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
+	result(!err, "advise_mr PREFETCH without FLUSH", "%d", err);
+}
+
+/* Completions of cq until none comes for a while (after an error). */
+static void drain(struct port *p)
+{
+	struct ibv_wc wc;
+
+	while (poll1(p->cq, &wc, 200) == 1)
+		;
+}
+
+/*
+ * munmap of b's region while READs (read) or WRITEs of it from a are in
+ * flight, RACE_DEPTH at a time, after RACE_BEFORE completions.  Each
+ * READ that succeeds brought the region's bytes; after the munmap, the
+ * first error is a remote access error, and no operation posted after
+ * the munmap succeeds.
+ */
+static void race(struct port *a, struct port *b, bool read)
+{
+	const char *op = read ? "READ" : "WRITE";
+	static uint8_t slots[RACE_DEPTH][RACE_LEN];
+	uint64_t posted = 0, done = 0, unmapped_at = 0, bad_data = 0;
+	uint64_t late_ok = 0;
+	enum ibv_wc_status first_err = IBV_WC_SUCCESS;
+	struct ibv_mr *lmr;
+	struct region r;
+	struct ibv_wc wc;
+	bool unmapped = false;
+	int k;
+
+	drain(a);
+	drain(b);
+	if (qp_connect(a, b) || qp_connect(b, a) || region_new(b, &r, false)) {
+		result(false, "a fresh connection and region", "errno %d",
+		       errno);
+		return;
+	}
+	fill(r.buf, LEN, 9);
+	lmr = ibv_reg_mr(a->pd, slots, sizeof(slots), odp_access);
+	if (!lmr) {
+		result(false, "the local slots' MR", "errno %d", errno);
+		return;
+	}
+	while (done < RACE_MAX) {
+		while (posted - done < RACE_DEPTH && first_err == IBV_WC_SUCCESS) {
+			uint64_t off = (posted * RACE_LEN) % LEN;
+
+			if (post(a->qp, read ? IBV_WR_RDMA_READ :
+				 IBV_WR_RDMA_WRITE, posted,
+				 slots[posted % RACE_DEPTH], RACE_LEN,
+				 lmr->lkey, (uintptr_t)r.buf + off, r.mr->rkey,
+				 0, 0))
+				break;
+			posted++;
+		}
+		if (posted == done)
+			break;
+		k = poll1(a->cq, &wc, WAIT_MS);
+		if (k != 1)
+			break;
+		done++;
+		if (wc.status == IBV_WC_SUCCESS) {
+			if (unmapped && wc.wr_id >= unmapped_at)
+				late_ok++;
+			if (read) {
+				uint64_t off = (wc.wr_id * RACE_LEN) % LEN;
+				size_t i;
+
+				for (i = 0; i < RACE_LEN; i++)
+					if (slots[wc.wr_id % RACE_DEPTH][i] !=
+					    (uint8_t)((off + i) * 7 + 9 +
+						      ((off + i) >> 12)))
+						break;
+				bad_data += i != RACE_LEN;
+			}
+		} else if (first_err == IBV_WC_SUCCESS) {
+			first_err = wc.status;
+		}
+		if (!unmapped && done == RACE_BEFORE) {
+			munmap(r.buf, LEN);
+			unmapped = true;
+			unmapped_at = posted;
+		}
+	}
+	result(unmapped && posted == done,
+	       "munmap racing: every operation posted completes",
+	       "%llu posted, %llu completed", (unsigned long long)posted,
+	       (unsigned long long)done);
+	result(!bad_data, "munmap racing READs: no READ succeeds with wrong bytes",
+	       "%llu did", (unsigned long long)bad_data);
+	result(first_err == IBV_WC_REM_ACCESS_ERR,
+	       "munmap racing: operations fail with a remote access error",
+	       "first error %s (%s)", ibv_wc_status_str(first_err), op);
+	result(!late_ok,
+	       "munmap racing: no operation posted after the munmap succeeds",
+	       "%llu did (%s)", (unsigned long long)late_ok, op);
+	ibv_dereg_mr(r.mr);
+	ibv_dereg_mr(lmr);
+}
+
+int main(int argc, char **argv)
+{
+	struct port a = { 0 }, b = { 0 };
+
+	ktap_header();
+	if (argc != 5) {
+		fprintf(stderr, "usage: vhca_odp DEV_A GID_A DEV_B GID_B\n");
+		return 2;
+	}
+	page_size = sysconf(_SC_PAGESIZE);
+	if (port_open(&a, argv[1], argv[2]) || port_open(&b, argv[3], argv[4]) ||
+	    qp_connect(&a, &b) || qp_connect(&b, &a)) {
+		result(false, "two connected RC QPs", "errno %d", errno);
+		return exit_status();
+	}
+	/* A kernel without ODP (CONFIG_INFINIBAND_ON_DEMAND_PAGING) has none. */
+	if (!(a.dev.odp_caps.general_caps & IBV_ODP_SUPPORT)) {
+		ktap_skip("on-demand paging", "the device advertises none");
+		return exit_status();
+	}
+	caps(&a);
+	refusals(&a);
+	traffic(&a, &b);
+	race(&a, &b, true);
+	race(&a, &b, false);
+	return exit_status();
+}
