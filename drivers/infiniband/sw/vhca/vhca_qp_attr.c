@@ -12,11 +12,14 @@
  * Local write means nothing to a QP, but verbs users set it: accepted.  So
  * is the persistent FLUSH right (rdma-core's own tests set both FLUSH
  * rights on every RC QP): it grants nothing, as no MR can be registered
- * for persistent FLUSH.
+ * for persistent FLUSH.  And on-demand paging, where vhca has it
+ * (rdma-core's ODP tests set the MRs' flags on their QPs): it grants
+ * nothing either.
  */
 #define VHCA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+			 IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT | \
+			 (VHCA_ODP ? IB_ACCESS_ON_DEMAND : 0))
 
 /* Attributes vhca does not implement: alternate paths, rate limits. */
 #define VHCA_QP_UNSUPPORTED (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \
