@@ -14,6 +14,8 @@
 #define vhca_recs_alloc vhca_cq_test_recs_alloc
 #define vhca_recs_free vhca_cq_test_recs_free
 #define vhca_rings_release vhca_cq_test_rings_release
+#define vhca_recs_reach vhca_cq_test_recs_reach
+#define vhca_recs_offsets vhca_cq_test_recs_offsets
 
 #include "../vhca_cq.c"
 #include "../vhca_srq.c"
@@ -53,6 +55,19 @@ int vhca_cq_test_recs_alloc(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
 	recs->st = (struct vhca_status_rec *)(recs->db + 1);
 	recs->index = 0;
 	return 0;
+}
+
+/* The tests' CQs and SRQs are kernel objects: records of their own. */
+u32 vhca_cq_test_recs_reach(struct ib_udata *udata, size_t resp_end)
+{
+	return 0;
+}
+
+void vhca_cq_test_recs_offsets(const struct vhca_recs *recs, u64 *db_offset,
+			       u64 *status_offset)
+{
+	*db_offset = 0;
+	*status_offset = 0;
 }
 
 void vhca_cq_test_recs_free(struct vhca_dev *vdev, struct vhca_ucontext *uctx,
