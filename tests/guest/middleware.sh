@@ -3,10 +3,8 @@
 # Guest: the RDMA middleware of Debian 12 over two ports of one namespace,
 # on veth0 (10.0.0.1, the servers) and veth1 (10.0.0.2, the clients),
 # routed over the veth pair (wire_routes): first vhca0 and vhca1, then,
-# the reference, rdma_rxe's rxe0 and rxe1 in the same boot (rxe binds UDP
-# 4791 of the namespace when its module loads: vhca is unloaded by then).
-# A failure on vhca fails the check; rxe's are reported (a skip), not
-# counted.  Each figure is printed for both, side by side, at the end.
+# the reference, rdma_rxe's rxe0 and rxe1 in the same boot (guest.sh's
+# versus_ports, on, judge and figures).
 #
 # qperf: rc_bw, rc_lat, rc_rdma_write_bw, rc_rdma_read_bw and the atomics'
 # message rates, and its ver_rc_compare_swap and ver_rc_fetch_add, which
@@ -32,77 +30,9 @@ T=/tmp/middleware-test
 mkdir -p $T
 RSPRELOAD=/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so
 
-# on_ports KIND: two ports of KIND (vhca or rxe) on veth0 and veth1: A and B
-# their devices, GA and GB the indices of their IPv4 GIDs, RX the name of
-# the counter of received packets.
-on_ports() {
-	if [ "$1" = rxe ]; then
-		modprobe rdma_rxe || return 1
-		A=rxe0 B=rxe1 RX=rcvd_pkts
-	else
-		load_vhca || return 1
-		A=vhca0 B=vhca1 RX=rx_packets
-	fi
-	modprobe rdma_ucm &&
-		local_pair && wire_routes && rdma -b - <<EOF || return 1
-link add $A type $1 netdev veth0
-link add $B type $1 netdev veth1
-EOF
-	wait_for 10 gid_find $B 10.0.0.2 && GB=$GI &&
-		wait_for 10 gid_find $A 10.0.0.1 && GA=$GI
-}
-
-# on KIND: on_ports KIND, vhca's first in a scenario (the figures start
-# there), rxe's after a reset_guest.
-on() {
-	KIND=$1
-	if [ "$1" = vhca ]; then
-		: >$T/figures
-		must "vhca0 and vhca1 on veth0 and veth1, routed over the pair" on_ports vhca
-	else
-		reset_guest
-		judge "rxe0 and rxe1 on veth0 and veth1, routed over the pair" on_ports rxe
-	fi
-}
-
-# judge WHAT COMMAND...: on vhca, a check; on rxe, the reference, a
-# failure is reported (a skip) and not counted.
-judge() {
-	if [ "$KIND" = vhca ]; then
-		check "$@"
-		return
-	fi
-	_j=$1
-	shift
-	if "$@"; then
-		echo "$KTAP_IND# rxe: $_j"
-	else
-		skip "rxe: $_j" "rdma_rxe failed it (rc=$?), not counted"
-		return 1
-	fi
-}
-
-# fig NAME VALUE: a figure of this KIND, for figures.
-fig() {
-	echo "$KIND	$1	${2:--}" >>$T/figures
-}
-
-# figures: each figure of vhca beside rxe's.
-figures() {
-	awk -F'\t' -v ind="$KTAP_IND" '
-	{ if (!(($2) in seen)) { seen[$2] = 1; order[++n] = $2 } v[$1, $2] = $3 }
-	END {
-		for (i = 1; i <= n; i++)
-			printf "%s# %-32s vhca %-16s rxe %s\n", ind, order[i],
-				(("vhca", order[i]) in v) ? v["vhca", order[i]] : "-",
-				(("rxe", order[i]) in v) ? v["rxe", order[i]] : "-"
-	}' $T/figures
-	rm -f $T/figures
-}
-
 # received_over_b: B received the traffic (its counter RX above 1000).
 received_over_b() {
-	test "$(counter $B $RX)" -gt 1000
+	test "$(counter $D1 $RX)" -gt 1000
 }
 
 # ---- qperf
@@ -129,7 +59,7 @@ qperf_run() {
 		fig "qperf $_q" "$_v"
 		judge "qperf $_q: ${_v:-no figure}" test -n "$_v"
 	done
-	judge "the traffic went through $B ($RX $(counter $B $RX))" received_over_b
+	judge "the traffic went through $D1 ($RX $(counter $D1 $RX))" received_over_b
 }
 
 qperf_both() {
@@ -152,8 +82,8 @@ scenario qperf qperf_both 200 stock
 fab() {
 	_fo="-p '$2' -e $3 -S all -I 3 -c"
 	PAIR_PORT=47592 judge "fi_pingpong $_fo ($1)" pair "fi-$1-$KIND" \
-		"FI_VERBS_IFACE=veth0 FI_VERBS_GID_IDX=$GA FI_UNIVERSE_SIZE=8 fi_pingpong $_fo -d $4" \
-		"FI_VERBS_IFACE=veth1 FI_VERBS_GID_IDX=$GB FI_UNIVERSE_SIZE=8 fi_pingpong $_fo -d $5 10.0.0.1"
+		"FI_VERBS_IFACE=veth0 FI_VERBS_GID_IDX=$G0 FI_UNIVERSE_SIZE=8 fi_pingpong $_fo -d $4" \
+		"FI_VERBS_IFACE=veth1 FI_VERBS_GID_IDX=$G1 FI_UNIVERSE_SIZE=8 fi_pingpong $_fo -d $5 10.0.0.1"
 	_c=$T/fi-$1-$KIND.cli
 	judge "fi_pingpong $1: no message failed its check" \
 		sh -c "! grep -q 'Error at iteration' $_c $T/fi-$1-$KIND.srv"
@@ -164,10 +94,10 @@ fab() {
 fabric() {
 	for k in vhca rxe; do
 		on $k || continue
-		fab msg verbs msg $A $B
-		fab rdm "verbs;ofi_rxm" rdm $A $B
-		fab dgram verbs dgram $A-dgram $B-dgram
-		judge "the traffic went through $B ($RX $(counter $B $RX))" received_over_b
+		fab msg verbs msg $D0 $D1
+		fab rdm "verbs;ofi_rxm" rdm $D0 $D1
+		fab dgram verbs dgram $D0-dgram $D1-dgram
+		judge "the traffic went through $D1 ($RX $(counter $D1 $RX))" received_over_b
 	done
 	figures
 }
@@ -221,13 +151,13 @@ rsockets() {
 		on $k || continue
 		judge "rcopy of $RS_MB MiB from 10.0.0.2 to 10.0.0.1, the copy identical" rcopy_file
 		fig "rcopy $RS_MB MiB" "$(sed -n 's/.* = \(.*\)/\1/p' $T/rcopy-$KIND.cli)"
-		_n0=$(counter $B $RX)
+		_n0=$(counter $D1 $RX)
 		judge "NPtcp -i under librspreload exits 0" np i -i
 		judge "NetPIPE's integrity check passed at every size" sh -c \
 			"grep -q 'Integrity check passed' $T/npi-$KIND.cli &&
 			! grep -q 'Integrity check failed' $T/npi-$KIND.cli $T/npi-$KIND.srv"
-		judge "NetPIPE's rsockets went through $B ($RX +$(($(counter $B $RX) - _n0)))" \
-			test $(($(counter $B $RX) - _n0)) -gt $NP_MIN
+		judge "NetPIPE's rsockets went through $D1 ($RX +$(($(counter $D1 $RX) - _n0)))" \
+			test $(($(counter $D1 $RX) - _n0)) -gt $NP_MIN
 		[ "$VHCA_KERNEL" = debug ] && continue
 		judge "NPtcp -p 0 under librspreload exits 0" np bw "-p 0"
 		fig "NetPIPE rsockets peak" \
@@ -353,14 +283,14 @@ scenario wire wire_drops 200 stock
 # ---- Open MPI
 
 # rank_sh: $T/rank.sh, which mpirun starts in place of the program: rank 0
-# takes port A (GID GA, veth0), rank 1 port B (GB, veth1).
+# takes port D0 (GID G0, veth0), rank 1 port D1 (G1, veth1).
 rank_sh() {
 	cat >$T/rank.sh <<EOF
 #!/bin/sh
 if [ "\$OMPI_COMM_WORLD_RANK" = 0 ]; then
-	export UCX_NET_DEVICES=$A:1 UCX_IB_GID_INDEX=$GA FI_VERBS_IFACE=veth0
+	export UCX_NET_DEVICES=$D0:1 UCX_IB_GID_INDEX=$G0 FI_VERBS_IFACE=veth0
 else
-	export UCX_NET_DEVICES=$B:1 UCX_IB_GID_INDEX=$GB FI_VERBS_IFACE=veth1
+	export UCX_NET_DEVICES=$D1:1 UCX_IB_GID_INDEX=$G1 FI_VERBS_IFACE=veth1
 fi
 exec "\$@"
 EOF
@@ -373,9 +303,8 @@ EOF
 # namespace peer and in a UTS namespace of its own, named vhca-peer (Open
 # MPI names its session directory after the host).
 two_hosts() {
-	KIND=vhca A=vhca0 B=vhca1 RX=rx_packets
+	KIND=vhca D0=vhca0 D1=vhca1 RX=rx_packets
 	ports_two_ns
-	GA=$G0 GB=$G1
 	cat >$T/netns-rsh <<'EOF'
 #!/bin/sh
 shift
@@ -473,20 +402,20 @@ mpi() {
 	hostname vhca-guest
 	allreduce_py
 	two_hosts
-	_c0=$(counter $B $RX peer)
+	_c0=$(counter $D1 $RX peer)
 	for pml in "ucx --mca pml ucx" "ofi --mca pml cm --mca mtl ofi"; do
 		mpi_np ${pml%% *} "${pml#* }"
 		mpi_ar ${pml%% *} "${pml#* }"
 	done
-	check "the ranks' traffic went through vhca1 ($RX +$(($(counter $B $RX peer) - _c0)))" \
-		test $(($(counter $B $RX peer) - _c0)) -gt 1000
+	check "the ranks' traffic went through vhca1 ($RX +$(($(counter $D1 $RX peer) - _c0)))" \
+		test $(($(counter $D1 $RX peer) - _c0)) -gt 1000
 	MPI_HOSTS=
 	if on rxe; then
 		rank_sh
 		for pml in "ucx --mca pml ucx" "ofi --mca pml cm --mca mtl ofi"; do
 			mpi_ar ${pml%% *} "${pml#* }"
 		done
-		judge "the ranks' traffic went through $B ($RX $(counter $B $RX))" received_over_b
+		judge "the ranks' traffic went through $D1 ($RX $(counter $D1 $RX))" received_over_b
 	fi
 	figures
 }

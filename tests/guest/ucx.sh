@@ -3,15 +3,12 @@
 # Guest: UCX 1.13 and Open MPI 4.1 (pml ucx) over two ports of one
 # namespace, on veth0 (10.0.0.1) and veth1 (10.0.0.2), routed over the
 # veth pair (wire_routes): first vhca0 and vhca1, then, the reference,
-# rdma_rxe's rxe0 and rxe1 in the same boot (rxe binds UDP 4791 of the
-# namespace when its module loads: vhca is unloaded by then).
-# ucx_perftest at the UCT level (ud_verbs active messages, rc_verbs
-# atomics; its server takes the client's -d, so both ends open the first
-# port) and at the UCP level (each end its own port through
-# UCX_NET_DEVICES), and NetPIPE's integrity check over mpirun --mca pml
-# ucx, every byte compared.  A failure on vhca fails the check; rxe's are
-# reported (a skip), not counted.  Each figure is printed for both, side
-# by side, at the end of its scenario.
+# rdma_rxe's rxe0 and rxe1 in the same boot (guest.sh's versus_ports, on,
+# judge and figures).  ucx_perftest at the UCT level (ud_verbs active
+# messages, rc_verbs atomics; its server takes the client's -d, so both
+# ends open the first port) and at the UCP level (each end its own port
+# through UCX_NET_DEVICES), and NetPIPE's integrity check over mpirun
+# --mca pml ucx, every byte compared.
 #
 # UCX before 1.19 drops every UD datagram from a port that is not a
 # Mellanox one, vhca's and rdma_rxe's alike, where the GID is an IPv4 one:
@@ -34,67 +31,6 @@ mkdir -p $T
 N=1000 KINDS="vhca rxe"
 [ "$VHCA_KERNEL" = debug ] && N=100 KINDS=vhca
 
-# on_ports KIND: two ports of KIND (vhca or rxe) on veth0 and veth1: D0
-# and D1 their devices, G0 and G1 the indices of their IPv4 GIDs.
-on_ports() {
-	if [ "$1" = rxe ]; then
-		modprobe rdma_rxe || return 1
-		D0=rxe0 D1=rxe1
-	else
-		load_vhca || return 1
-		D0=vhca0 D1=vhca1
-	fi
-	local_pair && wire_routes && rdma -b - <<EOF || return 1
-link add $D0 type $1 netdev veth0
-link add $D1 type $1 netdev veth1
-EOF
-	wait_for 10 gid_find $D1 10.0.0.2 && G1=$GI &&
-		wait_for 10 gid_find $D0 10.0.0.1 && G0=$GI
-}
-
-# on KIND: on_ports KIND, vhca's first in a scenario (the figures start
-# there), rxe's after a reset_guest.
-on() {
-	KIND=$1
-	if [ "$1" = vhca ]; then
-		: >$T/figures
-		must "vhca0 and vhca1 on veth0 and veth1, routed over the pair" on_ports vhca
-	else
-		reset_guest
-		judge "rxe0 and rxe1 on veth0 and veth1, routed over the pair" on_ports rxe
-	fi
-}
-
-# judge WHAT COMMAND...: on vhca, a check; on rxe, the reference, a
-# failure is reported (a skip) and not counted.
-judge() {
-	if [ "$KIND" = vhca ]; then
-		check "$@"
-		return
-	fi
-	_j=$1
-	shift
-	if "$@"; then
-		echo "$KTAP_IND# rxe: $_j"
-	else
-		skip "rxe: $_j" "rdma_rxe failed it (rc=$?), not counted"
-		return 1
-	fi
-}
-
-# figures: each figure of vhca beside rxe's ($T/figures: KIND, name and
-# figure, tab-separated).
-figures() {
-	awk -F'\t' -v ind="$KTAP_IND" '
-	{ if (!(($2) in seen)) { seen[$2] = 1; order[++n] = $2 } v[$1, $2] = $3 }
-	END {
-		for (i = 1; i <= n; i++)
-			printf "%s# %-36s vhca %-14s rxe %s\n", ind, order[i],
-				(("vhca", order[i]) in v) ? v["vhca", order[i]] : "-",
-				(("rxe", order[i]) in v) ? v["rxe", order[i]] : "-"
-	}' $T/figures
-}
-
 # perf NAME SERVER_ENV CLIENT_ENV ARGS: ucx_perftest's server (on port
 # 13337) and its client, each with its environment, ARGS the client's;
 # the figure of its last line ("Final:"): the overall latency of a
@@ -109,7 +45,7 @@ perf() {
 	esac
 	_pf=$(awk -v bw=$_pb '$1 == "Final:" {
 		if (bw) printf "%.1f MB/s\n", $7; else printf "%.2f us\n", $5 }' $T/$1-$KIND.cli)
-	printf '%s\t%s\t%s\n' "$KIND" "$1" "${_pf:--}" >>$T/figures
+	fig "$1" "$_pf"
 }
 
 # UD at the UCT level (one port, both ends) and UCP over ud_v alone.
@@ -192,8 +128,7 @@ EOF
 		read -r _t0 _ </proc/uptime
 		judge "mpirun --mca pml ucx NPopenmpi -i exits 0" mpirun_np
 		read -r _t1 _ </proc/uptime
-		printf '%s\t%s\t%s\n' "$KIND" "mpirun pml ucx NPopenmpi -i" \
-			"$((${_t1%.*} - ${_t0%.*})) s" >>$T/figures
+		fig "mpirun pml ucx NPopenmpi -i" "$((${_t1%.*} - ${_t0%.*})) s"
 		judge "NetPIPE's integrity check passed at every size" \
 			sh -c "grep -q 'Integrity check passed' $T/mpi-$KIND.out &&
 				! grep -q 'Integrity check failed' $T/mpi-$KIND.out"

@@ -609,6 +609,82 @@ reset_guest() {
 	return 0
 }
 
+# ---- vhca beside rdma_rxe: a scenario's checks on vhca's two ports, then
+# the same on rxe's, the reference, in the same boot (rxe binds UDP 4791
+# of the namespace when its module loads: vhca is unloaded by then).  A
+# failure on vhca fails the check; rxe's are reported (a skip), not
+# counted.  The figures of both, side by side, end the scenario.  The
+# script sets T, its folder of files.
+
+# versus_ports KIND: two ports of KIND (vhca or rxe) on veth0 and veth1,
+# routed over the pair (wire_routes): D0 and D1 their devices, G0 and G1
+# the indices of their IPv4 GIDs, RX the name of D1's counter of received
+# packets.
+versus_ports() {
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe || return 1
+		D0=rxe0 D1=rxe1 RX=rcvd_pkts
+	else
+		load_vhca || return 1
+		D0=vhca0 D1=vhca1 RX=rx_packets
+	fi
+	modprobe rdma_ucm &&
+		local_pair && wire_routes && rdma -b - <<EOF || return 1
+link add $D0 type $1 netdev veth0
+link add $D1 type $1 netdev veth1
+EOF
+	wait_for 10 gid_find $D1 10.0.0.2 && G1=$GI &&
+		wait_for 10 gid_find $D0 10.0.0.1 && G0=$GI
+}
+
+# on KIND: versus_ports KIND, vhca's first in a scenario (the figures
+# start there), rxe's after a reset_guest.
+on() {
+	KIND=$1
+	if [ "$1" = vhca ]; then
+		: >$T/figures
+		must "vhca0 and vhca1 on veth0 and veth1, routed over the pair" versus_ports vhca
+	else
+		reset_guest
+		judge "rxe0 and rxe1 on veth0 and veth1, routed over the pair" versus_ports rxe
+	fi
+}
+
+# judge WHAT COMMAND...: on vhca, a check; on rxe, the reference, a
+# failure is reported (a skip) and not counted.
+judge() {
+	if [ "$KIND" = vhca ]; then
+		check "$@"
+		return
+	fi
+	_j=$1
+	shift
+	if "$@"; then
+		echo "$KTAP_IND# rxe: $_j"
+	else
+		skip "rxe: $_j" "rdma_rxe failed it (rc=$?), not counted"
+		return 1
+	fi
+}
+
+# fig NAME VALUE: a figure of this KIND, for figures.
+fig() {
+	printf '%s\t%s\t%s\n' "$KIND" "$1" "${2:--}" >>$T/figures
+}
+
+# figures: each figure of vhca beside rxe's.
+figures() {
+	awk -F'\t' -v ind="$KTAP_IND" '
+	{ if (!(($2) in seen)) { seen[$2] = 1; order[++n] = $2 } v[$1, $2] = $3 }
+	END {
+		for (i = 1; i <= n; i++)
+			printf "%s# %-36s vhca %-16s rxe %s\n", ind, order[i],
+				(("vhca", order[i]) in v) ? v["vhca", order[i]] : "-",
+				(("rxe", order[i]) in v) ? v["rxe", order[i]] : "-"
+	}' $T/figures
+	rm -f $T/figures
+}
+
 # providers_used: on the debug kernel, libibverbs' configuration lists
 # only rxe's provider (vhca's comes from RDMAV_DRIVERS).  Every process
 # that lists the devices loads each listed provider: Debian's 20 cost a
