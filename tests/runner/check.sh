@@ -6,10 +6,12 @@
 # the stock kernel running every guest script and a pair of stock guests,
 # while in the background, niced, the modules for 6.1 and 7.2 (inside a
 # sid root), the trixie and sid roots with the provider built in each, the
-# debug kernel and its module are built and sparse and checkpatch run;
-# then boots of Debian 12's default kernel (6.1), of sid's (7.2) with the
-# sid userland and of 6.12 with trixie's, for a smoke set and rdma-core's
-# pyverbs suite each; then two boots of the debug kernel at once, running
+# debug kernel and its module are built and sparse and checkpatch run,
+# and, one after another beside the stock guests, boots of Debian 12's
+# default kernel (6.1), of sid's (7.2) with the sid userland and of 6.12
+# with trixie's, for a smoke set and rdma-core's pyverbs suite each,
+# once each one's builds are done; then two boots of the debug kernel at
+# once, running
 # the KUnit suites and the guest scripts again.  Every
 # level prints KTAP; this script flattens it
 # (tests/runner/ktap.awk) into one "ok N name" or "not ok N name # why" per
@@ -53,9 +55,9 @@ PAIRED=hosts
 declare -A BUDGET=(
 	[deps]=30 [stock-kernel]=60 [host/build-stock]=90 [host/sparse]=160
 	[host/checkpatch]=160 [host/userspace]=60 [host/provider]=60 [host/kbuild]=10
-	[host/build-6.1]=90 [host/sparse-6.1]=160 [stock-6.1]=650
+	[host/build-6.1]=200 [stock-6.1]=650
 	[stock-6.1/pyverbs]=300 [stock-kernel-6.1]=10 [stock-kernel-7.2]=10
-	[host/build-7.2]=120 [host/sparse-7.2]=260 [root-trixie]=30 [root-sid]=30
+	[host/build-7.2]=300 [root-trixie]=30 [root-sid]=30
 	[host/provider-trixie]=60 [host/provider-sid]=60 [sid]=700 [trixie]=450
 	[sid/pyverbs]=300 [trixie/pyverbs]=300
 	[host/pkg]=200 [host/pkg-sid]=100 [host/provider-abis]=90
@@ -272,7 +274,7 @@ for k in $EXTRA; do
 	fi
 done
 for v in $OTHERS; do
-	t_selected "host/build-$v" || t_selected "host/sparse-$v" && NEED_K[$v]=1
+	t_selected "host/build-$v" && NEED_K[$v]=1
 done
 for r in $ROOTS; do
 	t_selected "host/provider-$r" && NEED_R[$r]=1
@@ -288,8 +290,8 @@ NEED_DEBUG=0
 
 # ---- 1. host: the builds the stock kernel's guests need, and the
 # provider's host tests; the static checks run in the background (2.).
-rm -rf build/stock build/sparse build/debug build/sparse-debug build/provider build/tests \
-	build/stock-6.1 build/sparse-6.1 build/stock-7.2 build/sparse-7.2 \
+rm -rf build/stock build/debug build/provider build/tests \
+	build/stock-6.1 build/stock-7.2 \
 	build/provider-trixie build/provider-sid \
 	build/examples build/deb build/deb-sid
 built host/build-stock "$LOGS/build-stock.log" make module
@@ -327,8 +329,8 @@ if t_selected host/pkg || t_selected stock/pkg/deb ||
 	PKGPID=$!
 fi
 
-# static: sparse over the module (6.12, and the other kernels built),
-# checkpatch --strict over the tree, the provider built and its layouts
+# static: sparse over the module (6.12, in build-stock's tree, no file
+# compiled again; the other kernels' builds have theirs), checkpatch --strict over the tree, the provider built and its layouts
 # proved for rdma-core's other private ABIs (57, 59, 64, 65, and 34 of
 # 45-56) against their releases' headers.
 static_checks() {
@@ -353,12 +355,6 @@ static_checks() {
 	if t_selected host/sparse; then
 		built host/sparse "$LOGS/sparse.log" make sparse
 	fi
-	for v in $OTHERS; do
-		if [ "$(cat "$LOGS/k$v-ok" 2>/dev/null)" = 1 ] &&
-			t_selected "host/sparse-$v"; then
-			built "host/sparse-$v" "$LOGS/sparse-$v.log" make sparse KERNEL="$v"
-		fi
-	done
 	if t_selected host/checkpatch; then
 		if stage host/checkpatch "$LOGS/checkpatch.log" scripts/checkpatch.sh &&
 			! grep '^total:' "$LOGS/checkpatch.log" | grep -vq 'total: 0 errors, 0 warnings, 0 checks'; then
@@ -472,10 +468,11 @@ debug_build() {
 	else
 		result fail host/debug-kernel "KUnit, KASAN, lockdep, kmemleak, UBSAN kernel not built"
 	fi
+	: >"$LOGS/debug-built"
 }
 
-# The other kernels, 6.1 and 7.2: each one's module (W=1 clean), first, for
-# its boot (its sparse is a static check).  The kernel comes first (for 7.2
+# The other kernels, 6.1 and 7.2: each one's module, W=1 and sparse clean
+# (SPARSE=1: both in one pass), first, for its boot.  The kernel comes first (for 7.2
 # the sid root too, on a cold machine): a pinned kernel that has left the
 # registry skips its stages (kV-ok says "skip").
 build_others() {
@@ -491,8 +488,8 @@ build_others() {
 		elif [ $rc != 0 ]; then
 			result fail "host/build-$v" "no $v kernel (stock-kernel.sh $v)"
 		else
-			built "host/build-$v" "$LOGS/build-$v.log" make module KERNEL="$v" &&
-				echo 1 >"$LOGS/k$v-ok"
+			built "host/build-$v" "$LOGS/build-$v.log" make module KERNEL="$v" \
+				SPARSE=1 && echo 1 >"$LOGS/k$v-ok"
 		fi
 		: >"$LOGS/k$v-built"
 	done
@@ -522,20 +519,21 @@ build_roots() {
 background() {
 	local dbg=
 	# The debug kernel, the longest build (about 20 minutes on a cold
-	# machine), from the start, beside the other kernels and the roots
-	# (downloads and dpkg, mostly).
+	# machine), from the start, beside the other kernels, the roots
+	# (downloads and dpkg, mostly) and the static checks, which are done
+	# before the debug kernel's boots start (debug-built, which
+	# debug_build leaves).
 	if [ $NEED_DEBUG = 1 ]; then
 		debug_build &
 		dbg=$!
+	else
+		: >"$LOGS/debug-built"
 	fi
 	build_others
 	build_roots
-	[ -z "$dbg" ] || wait $dbg
-	# The debug kernel's boots may start (on a cold machine the kernel's
-	# build outlasts the stock guests); the static checks go on beside
-	# them.
-	: >"$LOGS/debug-built"
 	static_checks
+	[ -z "$dbg" ] || wait $dbg
+	# sparse in the debug module's tree: no file compiled again.
 	if [ -e "$LOGS/debug-ok" ] && t_selected host/sparse-debug; then
 		built host/sparse-debug "$LOGS/sparse-debug.log" make sparse-debug
 	fi
@@ -572,9 +570,10 @@ debug_boots() {
 	wait $pids
 }
 
-# ---- 3. the stock kernel's boot and the pair of stock guests, then the
-# debug kernel's two boots, once its module is built.
-for f in background debug-a debug-b; do
+# ---- 3. the stock kernel's boot and the pair of stock guests, with the
+# matrix's boots one after another beside them (4.), then the debug
+# kernel's two boots, once its module is built.
+for f in background matrix debug-a debug-b; do
 	: >"$LOGS/$f.rec"
 done
 for v in $OTHERS $ROOTS; do
@@ -638,6 +637,46 @@ for g in pkg demo; do
 	*" $g "*) PKG_RUN="$PKG_RUN $g" STOCK_RUN=${STOCK_RUN/ $g / } ;;
 	esac
 done
+# ---- 4. the matrix: each boot once its kernel's module and its
+# userland are built (ready), and for pkg/deb the packages it installs;
+# at nice 10 beside the stock kernel's guests, which then keep most of
+# the CPU they ask for, and ahead of the niced builds; recorded for
+# replay.  Two stock kernels' guests fit on this machine's two CPUs: a
+# stock guest keeps less than one busy.
+matrix() {
+	local k p t
+	for k in $EXTRA; do
+		[ -n "${RUN_K[$k]}" ] || continue
+		case " ${RUN_K[$k]} " in
+		*" pkg "*)
+			p=$PKGPID
+			[ "$k" = sid ] && p=$PKGSIDPID
+			while [ -n "$p" ] && kill -0 "$p" 2>/dev/null; do
+				sleep 2
+			done
+			;;
+		esac
+		case $(ready "$k") in
+		1) VHCA_T=${T_K[$k]} boot "$k" "$k" ${RUN_K[$k]} ;;
+		skip)
+			for t in ${T_K[$k]}; do
+				result skip "$t" "SKIP a pin of $k is not in the registry (scripts/pins)"
+			done
+			;;
+		*) result fail "$k" "its kernel module or userland did not build: its set did not run" ;;
+		esac
+	done
+}
+MATRIXPID=
+for k in $EXTRA; do
+	[ -n "${RUN_K[$k]}" ] || continue
+	(
+		renice -n 10 $BASHPID >/dev/null
+		REC=$LOGS/matrix.rec matrix
+	) >"$LOGS/matrix.out" 2>&1 &
+	MATRIXPID=$!
+	break
+done
 if [ -n "$(echo $STOCK_RUN)" ]; then
 	boot stock stock $STOCK_RUN
 fi
@@ -648,25 +687,7 @@ if [ -n "$PKG_RUN" ]; then
 	[ -z "$PKGPID" ] || wait $PKGPID
 	boot stock stock-pkg $PKG_RUN
 fi
-for k in $EXTRA; do
-	[ -n "${RUN_K[$k]}" ] || continue
-	case " ${RUN_K[$k]} " in
-	*" pkg "*)
-		p=$PKGPID
-		[ "$k" = sid ] && p=$PKGSIDPID
-		[ -z "$p" ] || wait "$p" 2>/dev/null
-		;;
-	esac
-	case $(ready "$k") in
-	1) VHCA_T=${T_K[$k]} boot "$k" "$k" ${RUN_K[$k]} ;;
-	skip)
-		for t in ${T_K[$k]}; do
-			result skip "$t" "SKIP a pin of $k is not in the registry (scripts/pins)"
-		done
-		;;
-	*) result fail "$k" "its kernel module or userland did not build: its set did not run" ;;
-	esac
-done
+[ -z "$MATRIXPID" ] || wait $MATRIXPID
 while [ ! -e "$LOGS/debug-built" ] && kill -0 $BGPID 2>/dev/null; do
 	sleep 2
 done
@@ -675,6 +696,8 @@ done
 wait $BGPID
 cat "$LOGS/background.out"
 replay "$LOGS/background.rec"
+[ -s "$LOGS/matrix.out" ] && cat "$LOGS/matrix.out"
+replay "$LOGS/matrix.rec"
 if [ -n "$PKGPID" ]; then
 	wait $PKGPID 2>/dev/null
 	cat "$LOGS/pkg.out"
