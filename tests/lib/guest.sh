@@ -577,6 +577,17 @@ neigh replace 10.0.0.1 lladdr $_wr0 dev veth1 nud permanent
 EOF
 }
 
+# rxe_links: rdma_rxe's rxe0 on veth0 and rxe1 on veth1 (make bench's
+# pair in the initial namespace, after wire_routes); X0 and X1 the GID
+# indices of 10.0.0.1 and 10.0.0.2 on them.
+rxe_links() {
+	rdma link add rxe0 type rxe netdev veth0 &&
+		rdma link add rxe1 type rxe netdev veth1 || return 1
+	wait_for 10 gid_index rxe1 10.0.0.2 >/dev/null
+	X0=$(gid_index rxe0 10.0.0.1)
+	X1=$(gid_index rxe1 10.0.0.2)
+}
+
 # reset_guest: what no scenario may leave to the next: processes of the
 # tools, RDMA links, modules, namespaces, veth and dummy interfaces and
 # their qdiscs, local_pair's sysctls.

@@ -24,23 +24,12 @@
 
 #include <infiniband/verbs.h>
 
+#include "qp_fill.h"
 #include "vhca_test.h"
 
 #define PORT		1
-#define QPS_PER_CQ	64
 #define WRS		64
 #define MSG		64
-
-static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr init = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = WRS, .max_recv_wr = WRS,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	return ibv_create_qp(pd, &init);
-}
 
 /* A SEND of MSG bytes from a to b, received and compared. */
 static bool send_recv(struct ibv_qp *a, struct ibv_qp *b, struct ibv_mr *mr,
@@ -84,7 +73,6 @@ int main(int argc, char **argv)
 	struct ibv_port_attr pattr;
 	struct ibv_context *ctx;
 	struct ibv_qp **qps;
-	struct ibv_cq *cq = NULL;
 	struct qp_path path = {
 		.port = PORT, .mtu = IBV_MTU_1024, .rq_psn = 7, .sq_psn = 7,
 		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
@@ -92,7 +80,7 @@ int main(int argc, char **argv)
 	struct ibv_qp *a, *b;
 	struct ibv_mr *mr;
 	struct ibv_pd *pd;
-	int n = 0, err = 0, cqs = 0;
+	int n, err, cqs;
 	char *buf;
 
 	if (argc != 3) {
@@ -115,22 +103,7 @@ int main(int argc, char **argv)
 		return exit_status();
 	}
 
-	while (n <= dattr.max_qp) {
-		if (n % QPS_PER_CQ == 0) {
-			cq = ibv_create_cq(ctx, 2 * WRS, NULL, NULL, 0);
-			if (!cq) {
-				err = errno;
-				break;
-			}
-			cqs++;
-		}
-		qps[n] = create_qp(pd, cq);
-		if (!qps[n]) {
-			err = errno;
-			break;
-		}
-		n++;
-	}
+	n = qp_fill(ctx, pd, WRS, dattr.max_qp + 1, qps, &cqs, &err);
 	result(n == dattr.max_qp && err == ENOMEM,
 	       "QPs until refused: max_qp of them, then ENOMEM",
 	       "%d QPs (max_qp %d) and %d CQs, then %s", n, dattr.max_qp, cqs,

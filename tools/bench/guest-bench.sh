@@ -9,6 +9,7 @@
 # to $VHCA_OUT/perftest/.  Fails only when a tool fails to run or prints no
 # figure, never because of a figure.
 . "$VHCA_TOP/tests/lib/guest.sh"
+. "$VHCA_TOP/tests/lib/perftest.sh"
 
 export RDMAV_DRIVERS=$VHCA_TOP/build/provider/libvhca
 T=/tmp/bench
@@ -22,7 +23,6 @@ mkdir -p $T "$VHCA_OUT/perftest"
 # of the latency tests.
 BW_ITERS=${1:-1000}
 LAT_ITERS=${2:-2000}
-PORT=18515
 
 # The tests: NAME TOOL ARGS COLUMN (of perftest's result table).
 TESTS="write_bw:ib_write_bw:-s 65536 -n $BW_ITERS:BW_average
@@ -33,45 +33,8 @@ write_lat:ib_write_lat:-s 2 -n $LAT_ITERS:t_typical
 send_lat:ib_send_lat:-s 2 -n $LAT_ITERS:t_typical
 read_lat:ib_read_lat:-s 2 -n $LAT_ITERS:t_typical"
 
-# perftest converts its time stamps with a CPU frequency it calibrates at
-# start (rdtsc against gettimeofday).  On a loaded host the vCPU can be
-# descheduled while it samples: it then says so on standard error and its
-# figures are wrong (0.00 MB/s, inf or a latency many times too long).
-CALIB='differs from nominal|Correlation coefficient|Conflicting CPU frequency'
 # Repeated runs, over the whole bench: a bound on its duration.
 RETRIES=6
-
-# pt_column FILE NAME: the value in column NAME (BW_average, MsgRate,
-# t_typical) of the first row of perftest's result table: the header starts
-# with "#bytes"; names made of two words are joined first.
-pt_column() {
-	awk -v want="$2" '
-	/^ *#bytes/ {
-		h = $0
-		gsub(/BW peak/, "BW_peak", h)
-		gsub(/BW average/, "BW_average", h)
-		gsub(/% percentile/, "%_percentile", h)
-		n = split(h, f, " ")
-		col = 0
-		for (i = 1; i <= n; i++)
-			if (index(f[i], want) == 1)
-				col = i
-		next
-	}
-	col && $1 ~ /^[0-9]+$/ && $col ~ /^[0-9.]+$/ { print $col; exit }' "$1"
-}
-
-# run_pt FILE SERVER_DEV SERVER_GID CLIENT_PREFIX CLIENT_DEV CLIENT_GID TOOL
-# ARGS: one server and one client; FILE.srv and FILE.cli keep their output.
-run_pt() {
-	timeout 120 $7 -F -p $PORT -d "$2" -x "$3" $8 >$1.srv 2>&1 &
-	_p=$!
-	wait_for 20 listening $PORT
-	timeout 120 $4 $7 -F -p $PORT -d "$5" -x "$6" $8 10.0.0.1 >$1.cli 2>&1
-	_c=$?
-	wait $_p
-	_s=$?
-}
 
 # busy: the jiffies (USER_HZ) all CPUs spent outside idle and iowait.
 busy() {
@@ -214,14 +177,6 @@ check "rmmod vhca" rmmod vhca
 # (6.12's rxe works there only).  Between two local addresses the route is
 # lo, which has no rxe device: policy routing and static neighbours force
 # 10.0.0.1 <-> 10.0.0.2 over the veth wire.
-# rxe_links: rxe0 and rxe1 on the veth pair; X0 and X1 their GID indices.
-rxe_links() {
-	rdma link add rxe0 type rxe netdev veth0 &&
-		rdma link add rxe1 type rxe netdev veth1 || return 1
-	wait_for 10 gid_index rxe1 10.0.0.2 >/dev/null
-	X0=$(gid_index rxe0 10.0.0.1)
-	X1=$(gid_index rxe1 10.0.0.2)
-}
 rxe_pair() {
 	modprobe rdma_rxe && local_pair && wire_routes && rxe_links
 }
