@@ -12,7 +12,8 @@
 #   make check      every test; ends with "N passed, N failed, N skipped";
 #                   T='GLOBS' runs what they name (make check T='rc/*')
 #   make check-quick  host stages, KUnit, the stock kernel's smoke set
-#   make bench      vhca against rdma_rxe and memcpy in one stock-kernel VM
+#   make bench      vhca against rdma_rxe and memcpy in stock-kernel VMs:
+#                   perftest, NVMe over RDMA, scale (BENCH_SCALE=0: not)
 #   make fuzz SECS=N [SEED=N] [BOOTS=N] [T=GLOBS]  the fuzzers on the debug kernel, N s each
 #   make install    the module for the running kernel (its headers in
 #                   /lib/modules/$(uname -r)/build; refused without them
