@@ -40,7 +40,7 @@ if [ "$SCALE" != only ]; then
 	rc=$?
 	set -e
 	log "bench: VM exit $rc after $(($(date +%s) - T0)) s; console in $OUT/console.log"
-	tr -d '\r' <"$OUT/console.log" | grep -E '^(PASS|FAIL): ' || true
+	tr -d '\r' <"$OUT/console.log" | grep -E '^(not )?ok [0-9]+ ' || true
 
 	T1=$(date +%s)
 	set +e
