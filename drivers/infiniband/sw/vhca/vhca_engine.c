@@ -81,7 +81,9 @@ int vhca_engine_qp_init(struct vhca_qp *qp)
 		return -ENOMEM;
 	if (!qp->sq.count)
 		return 0;
-	qp->req.swqe = kvcalloc(qp->sq.count, sizeof(*qp->req.swqe), gfp);
+	qp->req.swqe_stride = vhca_swqe_stride(qp->max_send_sge,
+					       qp->max_inline);
+	qp->req.swqe = kvcalloc(qp->sq.count, qp->req.swqe_stride, gfp);
 	if (qp->req.swqe)
 		return 0;
 	dst_cache_destroy(&qp->route);

@@ -58,7 +58,6 @@ static inline u16 vhca_qp_sport(const struct vhca_qp *qp)
 				  qp->ibqp.qp_num, qp->attr.dest_qp_num);
 }
 
-/* The engine's copy of the send WQE at ring index (RC). */
 /* An 8-byte atomic: one request, answered by its ATOMIC ACKNOWLEDGE. */
 static inline bool vhca_wr_atomic(u8 wr_opcode)
 {
@@ -86,10 +85,12 @@ static inline bool vhca_wr_no_payload(u8 wr_opcode)
 	       vhca_wr_atomic(wr_opcode);
 }
 
+/* The engine's copy of the send WQE at ring index (RC, UC). */
 static inline struct vhca_swqe *vhca_qp_swqe(const struct vhca_qp *qp,
 					     u32 index)
 {
-	return &qp->req.swqe[index & (qp->sq.count - 1)];
+	return qp->req.swqe +
+	       (size_t)(index & (qp->sq.count - 1)) * qp->req.swqe_stride;
 }
 
 /* vhca_tx.c */

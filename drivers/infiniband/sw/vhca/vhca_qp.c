@@ -157,7 +157,7 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 		qp->req.pkt = 0;
 		qp->db.seen = qp->sq_tail;
 		for (i = 0; qp->req.swqe && i < qp->sq.count; i++)
-			qp->req.swqe[i].fetched = false;
+			vhca_qp_swqe(qp, i)->fetched = false;
 		break;
 	default:
 		break;

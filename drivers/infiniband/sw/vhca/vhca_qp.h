@@ -18,20 +18,38 @@
 
 /*
  * The engine's own copy of a send WQE it executes: read once from the ring,
- * validated, kept until the WQE completes (retransmissions use it).
+ * validated, kept until the WQE completes (retransmissions use it).  What
+ * the requester and the completer look at on every pass comes first, then
+ * the WQE's header, then its SGEs or its inline data: room for the QP's
+ * max_send_sge SGEs or max_inline bytes, whichever is larger, and no more
+ * (vhca_swqe_stride()).  hdr.num_sge and hdr.inline_len count what the
+ * copy holds, within those caps: not what the ring said.
  */
 struct vhca_swqe {
-	struct vhca_send_wqe hdr;
-	union {
-		struct vhca_sge sge[VHCA_MAX_SGE];
-		u8 data[VHCA_MAX_INLINE];
-	};
 	u32 len;			/* message bytes */
 	u32 first_psn;			/* PSNs the message uses ... */
 	u32 last_psn;			/* ... (READ: its responses') */
 	u8 wc_status;			/* IB_WC_SUCCESS unless refused */
 	bool fetched;
+	struct vhca_send_wqe hdr;
+	union {
+		DECLARE_FLEX_ARRAY(struct vhca_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, data);
+	};
 };
+
+/*
+ * Bytes from one send WQE copy to the next for a QP of these caps (at most
+ * VHCA_MAX_SGE and VHCA_MAX_INLINE, vhca_qp_size_caps()).
+ */
+static inline u32 vhca_swqe_stride(u32 max_send_sge, u32 max_inline)
+{
+	u32 room = max_t(u32, max_send_sge * sizeof(struct vhca_sge),
+			 max_inline);
+
+	return ALIGN(sizeof(struct vhca_swqe) + room,
+		     __alignof__(struct vhca_swqe));
+}
 
 /*
  * Whether the engine watches a QP's send doorbell (the head the provider
@@ -78,7 +96,8 @@ struct vhca_req_seg {
 
 /* Requester (vhca_req.c): WQEs to packets; under sq_lock. */
 struct vhca_qp_req {
-	struct vhca_swqe *swqe;		/* one per SQ slot (RC, UC) */
+	void *swqe;			/* one copy per SQ slot (RC, UC) ... */
+	u32 swqe_stride;		/* ... this many bytes apart */
 	u32 next;			/* next WQE to (re)send */
 	u32 pkt;			/* packets of it sent already */
 	u32 psn;			/* PSN of the next new packet */

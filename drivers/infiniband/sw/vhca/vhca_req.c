@@ -162,17 +162,23 @@ static bool vhca_req_opcode_ok(const struct vhca_qp *qp, u8 opcode)
 /*
  * Copy the WQE at index from the ring and check it.  A WQE the device
  * cannot execute keeps a failed wc_status and is completed in error when
- * its turn comes.  False when it is a local operation that waits (see
- * vhca_req_local()).  Under sq_lock.
+ * its turn comes.  The copy takes the SGEs or inline bytes of a WQE that
+ * the QP's caps allow, which its slot has room for (vhca_swqe_stride()),
+ * and nothing of one they do not.  False when it is a local operation
+ * that waits (see vhca_req_local()).  Under sq_lock.
  */
 static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 {
 	struct vhca_swqe *wqe = vhca_qp_swqe(qp, index);
 	const struct vhca_send_wqe *slot = vhca_ring_slot(&qp->sq, index);
 	const struct vhca_sge *sge = vhca_wqe_read_send(qp, slot, &wqe->hdr);
-	u32 mtu = vhca_qp_mtu(qp), npsn;
+	u32 mtu = vhca_qp_mtu(qp), npsn, inline_len = wqe->hdr.inline_len;
+	u8 num_sge = wqe->hdr.num_sge;
 	u64 len = 0;
 
+	/* Set below once the copy holds them. */
+	wqe->hdr.num_sge = 0;
+	wqe->hdr.inline_len = 0;
 	if (vhca_req_is_local(wqe->hdr.opcode) &&
 	    qp->ibqp.qp_type == IB_QPT_RC &&
 	    (!qp->uctx || wqe->hdr.opcode != VHCA_WR_REG_MR))
@@ -199,12 +205,12 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 		wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE) {
 		/* Its 8 bytes are atomic.swap: no SGEs, no inline data. */
-		if (wqe->hdr.num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE))
+		if (num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE))
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		len = sizeof(u64);
 	} else if (wqe->hdr.opcode == VHCA_WR_FLUSH) {
 		/* Nothing moves: its range is in the request, not in SGEs. */
-		if (wqe->hdr.num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE) ||
+		if (num_sge || (wqe->hdr.flags & VHCA_WQE_INLINE) ||
 		    wqe->hdr.flush.length > VHCA_MAX_MSG_SIZE)
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
 		else if (!wqe->hdr.flush.type ||
@@ -213,16 +219,19 @@ static bool vhca_req_fetch(struct vhca_qp *qp, u32 index)
 			 wqe->hdr.flush.level > IB_FLUSH_MR)
 			wqe->wc_status = IB_WC_LOC_QP_OP_ERR;
 	} else if (wqe->hdr.flags & VHCA_WQE_INLINE) {
-		if (wqe->hdr.inline_len > qp->max_inline ||
-		    vhca_wr_no_payload(wqe->hdr.opcode))
+		if (inline_len > qp->max_inline ||
+		    vhca_wr_no_payload(wqe->hdr.opcode)) {
 			wqe->wc_status = IB_WC_LOC_LEN_ERR;
-		else
-			memcpy(wqe->data, sge, wqe->hdr.inline_len);
-		len = wqe->hdr.inline_len;
-	} else if (wqe->hdr.num_sge > qp->max_send_sge) {
+		} else {
+			memcpy(wqe->data, sge, inline_len);
+			wqe->hdr.inline_len = inline_len;
+			len = inline_len;
+		}
+	} else if (num_sge > qp->max_send_sge) {
 		wqe->wc_status = IB_WC_LOC_LEN_ERR;
 	} else {
-		len = vhca_wqe_read_sges(wqe->sge, sge, wqe->hdr.num_sge);
+		len = vhca_wqe_read_sges(wqe->sge, sge, num_sge);
+		wqe->hdr.num_sge = num_sge;
 	}
 	/* An atomic's SGEs take the 8 bytes it finds, no more, no less. */
 	if (wqe->wc_status == IB_WC_SUCCESS &&

@@ -94,8 +94,11 @@ static struct vhca_qp *new_qp(struct kunit *test, struct engine_test *t,
 		qp->sq.stride = 256;
 		qp->sq.buf = kunit_kzalloc(test, RING_COUNT * 256, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, qp->sq.buf);
+		/* Exactly the caps' room: KASAN sees a copy past it. */
+		qp->req.swqe_stride = vhca_swqe_stride(qp->max_send_sge,
+						       qp->max_inline);
 		qp->req.swqe = kunit_kcalloc(test, RING_COUNT,
-					     sizeof(*qp->req.swqe), GFP_KERNEL);
+					     qp->req.swqe_stride, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, qp->req.swqe);
 	}
 	qp->rq.count = RING_COUNT;
