@@ -415,6 +415,166 @@ static void engine_flush_from_copy(struct kunit *test)
 	expect_no_cqe(test, t->send_cq);
 }
 
+/* Bytes after the requester's one WQE copy, which no fetch may touch. */
+#define CAPS_GUARD	64
+
+/*
+ * The requester as a QP created with one send WR of one SGE, no inline
+ * data: its granted caps in *cap, its one WQE copy sized by them
+ * (vhca_swqe_stride()) and followed by CAPS_GUARD bytes of 0xa5; the
+ * ring keeps the fixture's slots, with room for more than the caps.
+ * Returns the guard.
+ */
+static u8 *small_caps_qp(struct kunit *test, struct engine_test *t,
+			 struct ib_qp_cap *cap)
+{
+	struct vhca_qp *qp = t->req;
+	struct vhca_qp_geometry geo;
+	u8 *buf;
+
+	*cap = (struct ib_qp_cap){ .max_send_wr = 1, .max_send_sge = 1,
+				   .max_recv_wr = 1, .max_recv_sge = 1 };
+	KUNIT_ASSERT_EQ(test, vhca_qp_size_caps(cap, false, &geo), 0);
+	KUNIT_ASSERT_EQ(test, geo.sq_count, 1U);
+	/* Caps below the device's: the fetch must bound by these. */
+	KUNIT_ASSERT_LT(test, cap->max_send_sge, (u32)VHCA_MAX_SGE);
+	KUNIT_ASSERT_LT(test, cap->max_inline_data, (u32)VHCA_MAX_INLINE);
+	KUNIT_ASSERT_LE(test, sizeof(struct vhca_send_wqe) +
+			(cap->max_send_sge + 1) * sizeof(struct vhca_sge),
+			(size_t)qp->sq.stride);
+	KUNIT_ASSERT_LE(test, sizeof(struct vhca_send_wqe) +
+			cap->max_inline_data + 1, (size_t)qp->sq.stride);
+	qp->sq.count = geo.sq_count;
+	qp->max_send_sge = cap->max_send_sge;
+	qp->max_inline = cap->max_inline_data;
+	qp->req.swqe_stride = vhca_swqe_stride(qp->max_send_sge,
+					       qp->max_inline);
+	buf = kunit_kzalloc(test, qp->req.swqe_stride + CAPS_GUARD,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(buf + qp->req.swqe_stride, 0xa5, CAPS_GUARD);
+	qp->req.swqe = buf;
+	return buf + qp->req.swqe_stride;
+}
+
+/*
+ * A SEND of num_sge SGEs of 8 bytes each, from t->local on: as many as the
+ * ring's slot holds are written.
+ */
+static void post_send_sges(struct engine_test *t, u64 wr_id, u8 num_sge)
+{
+	struct vhca_send_wqe *slot = sq_slot(t, wr_id, VHCA_WR_SEND);
+	struct vhca_sge *sge = (struct vhca_sge *)(slot + 1);
+	u32 i, n = min_t(u32, num_sge, (t->req->sq.stride - sizeof(*slot)) /
+					sizeof(*sge));
+
+	slot->num_sge = num_sge;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)t->local + 8 * i;
+		sge[i].length = 8;
+		sge[i].lkey = t->mr->lkey;
+	}
+	sq_publish(t);
+}
+
+/* A SEND of len bytes inline, len bytes of t->local (all the slot holds). */
+static void post_send_inline(struct engine_test *t, u64 wr_id, u32 len,
+			     u32 inline_len)
+{
+	struct vhca_send_wqe *slot = sq_slot(t, wr_id, VHCA_WR_SEND);
+
+	slot->flags = VHCA_WQE_INLINE;
+	slot->inline_len = inline_len;
+	memcpy(slot + 1, t->local, len);
+	sq_publish(t);
+}
+
+/* The one WQE posted is sent, received whole, acknowledged, completed. */
+static void expect_sent_whole(struct kunit *test, struct engine_test *t,
+			      u64 wr_id, u32 len, const u8 *guard)
+{
+	struct ib_wc wc;
+
+	memset(t->remote, 0, BUF_LEN);
+	post_recv(t, wr_id, t->remote, BUF_LEN);
+	vhca_req_run(t->req);
+	loop_sent(t);			/* the SEND to the responder */
+	loop_sent(t);			/* its ACK back */
+	expect_cqe(test, t->send_cq, wr_id, IB_WC_SUCCESS, IB_WC_SEND);
+	KUNIT_ASSERT_EQ(test, vhca_poll_cq(&t->recv_cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	KUNIT_EXPECT_EQ(test, memcmp(t->remote, t->local, len), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(guard, 0xa5, CAPS_GUARD));
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_RTS);
+}
+
+/*
+ * The one WQE posted is refused: LOC_LEN_ERR, nothing sent, counted as
+ * malformed, nothing copied past the QP's room; the QP is then reset and
+ * brought back to RTS.
+ */
+static void expect_refused_len(struct kunit *test, struct engine_test *t,
+			       u64 wr_id, const u8 *guard)
+{
+	u64 malformed = counter(t, VHCA_CNT_MALFORMED_WQES);
+
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, wr_id, IB_WC_LOC_LEN_ERR, 0);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, t->req->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_MALFORMED_WQES),
+			malformed + 1);
+	KUNIT_EXPECT_NULL(test, memchr_inv(guard, 0xa5, CAPS_GUARD));
+	vhca_qp_set_state(t->req, IB_QPS_RESET);
+	vhca_qp_set_state(t->req, IB_QPS_INIT);
+	vhca_qp_set_state(t->req, IB_QPS_RTR);
+	vhca_qp_set_state(t->req, IB_QPS_RTS);
+}
+
+/*
+ * A QP's copy of a send WQE has room for the caps it was granted, not for
+ * the device's limits: a WQE at max_send_sge SGEs or at max_inline_data
+ * bytes is sent whole; one SGE or one byte more, or counts no cap
+ * reaches, completes with LOC_LEN_ERR and nothing sent.  Guards against a
+ * fetch bounded by VHCA_MAX_SGE or VHCA_MAX_INLINE, which would copy past
+ * the QP's room (the guard bytes here, KASAN's redzone further on) and
+ * send what the QP never allowed.
+ */
+static void engine_send_caps_bounded(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct ib_qp_cap cap;
+	const u8 *guard = small_caps_qp(test, t, &cap);
+	u32 room = max_t(u32, cap.max_send_sge * sizeof(struct vhca_sge),
+			 cap.max_inline_data);
+	int i;
+
+	/* Room for the caps, less than for the device's limits. */
+	KUNIT_EXPECT_GE(test, t->req->req.swqe_stride,
+			(u32)(sizeof(struct vhca_swqe) + room));
+	KUNIT_EXPECT_LT(test, t->req->req.swqe_stride,
+			vhca_swqe_stride(VHCA_MAX_SGE, VHCA_MAX_INLINE));
+	for (i = 0; i < BUF_LEN; i++)
+		t->local[i] = i * 7 + 1;
+
+	post_send_sges(t, 1, cap.max_send_sge);
+	expect_sent_whole(test, t, 1, cap.max_send_sge * 8, guard);
+	post_send_inline(t, 2, cap.max_inline_data, cap.max_inline_data);
+	expect_sent_whole(test, t, 2, cap.max_inline_data, guard);
+
+	post_send_sges(t, 3, cap.max_send_sge + 1);
+	expect_refused_len(test, t, 3, guard);
+	post_send_sges(t, 4, U8_MAX);
+	expect_refused_len(test, t, 4, guard);
+	post_send_inline(t, 5, cap.max_inline_data + 1,
+			 cap.max_inline_data + 1);
+	expect_refused_len(test, t, 5, guard);
+	post_send_inline(t, 6, 0, U32_MAX);
+	expect_refused_len(test, t, 6, guard);
+}
+
 /*
  * The bug classes rxe and siw fixed in 2026, one check each where the
  * engine alone shows them.
@@ -597,6 +757,7 @@ static struct kunit_case vhca_engine_hostile_cases[] = {
 	KUNIT_CASE(engine_sq_head_backwards),
 	KUNIT_CASE(engine_sq_head_backwards_unsent),
 	KUNIT_CASE(engine_flush_from_copy),
+	KUNIT_CASE(engine_send_caps_bounded),
 	KUNIT_CASE(engine_unknown_opcode_no_state),
 	KUNIT_CASE(engine_pad_checked_first),
 	KUNIT_CASE(engine_atomic_write_not_8_bytes),
