@@ -116,7 +116,12 @@ err_count:
 
 void vhca_mr_free(struct vhca_dev *vdev, struct vhca_mr *mr)
 {
-	/* First: an ODP MR's notifier clears pages[] until it is gone. */
+	/*
+	 * First: an ODP MR's notifier clears pages[] until it is gone; an
+	 * implicit MR's children go before the umem they are children of.
+	 */
+	if (mr->odp_implicit)
+		vhca_odp_release(mr);
 	ib_umem_release(mr->umem);
 	kfree(mr->fr_pages);
 	kfree(mr->fr_map);
@@ -274,12 +279,15 @@ static int vhca_mr_map_pages(struct vhca_dev *vdev, struct vhca_mr *mr)
  * A new user MR over [start, start + length) at iova (at 0 if zero-based),
  * pinned and translated but not yet findable; what reg_user_mr and
  * rereg_user_mr check of their arguments, with the verb's name for the log.
+ * ON_DEMAND at start 0 with length U64_MAX (SIZE_MAX) is implicit ODP:
+ * the process's address space, at iova 0.
  */
 static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 				   struct ib_pd *ibpd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata)
 {
 	bool odp = VHCA_ODP && (access & IB_ACCESS_ON_DEMAND);
+	bool implicit = odp && !start && length == U64_MAX;
 	struct vhca_mr *mr;
 	int err;
 
@@ -297,9 +305,9 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 			  access, err);
 		return ERR_PTR(err);
 	}
-	if (!length || length > VHCA_MAX_MR_SIZE) {
-		ibdev_dbg(&vdev->ibdev, "%s: length %llu refused\n", verb,
-			  length);
+	if (implicit ? iova : (!length || length > VHCA_MAX_MR_SIZE)) {
+		ibdev_dbg(&vdev->ibdev, "%s: length %llu at %#llx refused\n",
+			  verb, length, iova);
 		return ERR_PTR(-EINVAL);
 	}
 	if (iova + (length - 1) < iova) {
@@ -317,6 +325,15 @@ static struct vhca_mr *vhca_mr_pin(struct vhca_dev *vdev, const char *verb,
 	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
+	if (implicit) {
+		err = vhca_odp_init_implicit(vdev, mr, access);
+		if (err) {
+			ibdev_dbg(&vdev->ibdev, "%s: no implicit ODP: %d\n",
+				  verb, err);
+			goto err_free;
+		}
+		return mr;
+	}
 	if (odp) {
 		err = vhca_odp_init(vdev, mr, start, length, access);
 		if (err) {
@@ -430,7 +447,11 @@ struct ib_mr *vhca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		ibdev_dbg(&vdev->ibdev, "rereg_mr: windows are bound to it\n");
 		return ERR_PTR(-EINVAL);
 	}
-	if (!(flags & IB_MR_REREG_TRANS)) {
+	if (!(flags & IB_MR_REREG_TRANS) && old->odp_implicit) {
+		start = 0;
+		length = U64_MAX;
+		iova = 0;
+	} else if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->length;
 		iova = old->ibmr.iova;

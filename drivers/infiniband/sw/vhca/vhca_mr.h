@@ -6,13 +6,16 @@
 #define VHCA_MR_H
 
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/vhca-abi.h>
 
+struct mem_cgroup;
 struct sk_buff;
 struct vhca_dev;
 
@@ -120,6 +123,22 @@ enum vhca_mr_state {
  * and odp_len, odp_queued under lock), or synchronously
  * (vhca_odp_fault()).
  *
+ * An implicit ODP MR (odp_implicit: registered at address 0 with length
+ * SIZE_MAX) covers the process's address space, iova 0 and length its
+ * mm's task_size; odp is the core's implicit umem, which covers no
+ * range, and pages[] is NULL.  Chunk i of the address space (bytes
+ * [i << VHCA_ODP_CHUNK_SHIFT, (i + 1) << VHCA_ODP_CHUNK_SHIFT)) has a
+ * child (struct vhca_odp_child, in odp_children at index i) once a
+ * fault touched it: a child umem of its own, with its own interval
+ * notifier, and the pages[] of the chunk, as an explicit ODP MR's, under
+ * the MR's lock.  A fault adds children (odp_mutex, odp_nchildren, at
+ * most VHCA_ODP_MAX_CHILDREN); they stay until the MR goes.  A chunk
+ * without a child is not resident; odp_failed (under lock) is the index
+ * + 1 of a chunk whose child could not be made (no mapping there, the
+ * process gone, too many children), whose next access fails once.  The
+ * MR holds the mm (mmgrab) for the children to come, and the memory
+ * cgroup that their pages[] are charged to (odp_memcg).
+ *
  * Lifetime: the xarray holds one reference, each engine user one more
  * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
  * lookup finds it), drops the xarray's reference, waits for released (the
@@ -167,7 +186,27 @@ struct vhca_mr {
 	u64 odp_va;			/* the range odp_work faults in */
 	u32 odp_len;
 	bool odp_queued;
+	bool odp_implicit;		/* implicit ODP: the fields below */
+	struct xarray odp_children;	/* chunk index -> vhca_odp_child */
+	struct mutex odp_mutex;		/* adds children */
+	u32 odp_nchildren;
+	unsigned long odp_failed;	/* chunk index + 1, or 0 */
+	struct mem_cgroup *odp_memcg;
 };
+
+/*
+ * A chunk of an implicit ODP MR: its child umem, and pages[] of its
+ * VHCA_ODP_CHUNK_PAGES pages as an explicit ODP MR's pages[], under the
+ * MR's lock.
+ */
+struct vhca_odp_child {
+	struct ib_umem_odp *odp;
+	struct vhca_mr *mr;
+	struct page *pages[];
+};
+
+#define VHCA_ODP_CHUNK		BIT_ULL(VHCA_ODP_CHUNK_SHIFT)
+#define VHCA_ODP_CHUNK_PAGES	(VHCA_ODP_CHUNK >> PAGE_SHIFT)
 
 /* pages[] of an ODP MR: a fault could not bring the page in. */
 #define VHCA_ODP_FAILED		((struct page *)1)
@@ -499,7 +538,12 @@ int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
 /*
  * On-demand paging (vhca_odp.c; compiled out without VHCA_ODP, when no
  * MR is ODP).  vhca_odp_init(): an ODP MR over [start, start + length)
- * of the calling process, nothing resident, for vhca_mr_pin().
+ * of the calling process, nothing resident, for vhca_mr_pin();
+ * vhca_odp_init_implicit(): an implicit one, over the whole of it.
+ * vhca_odp_release(): an implicit MR's children and what it holds, for
+ * vhca_mr_free(), before the MR's own umem goes.
+ * vhca_odp_chunk_pages(), mr->lock held: the pages[] of the child of an
+ * implicit MR holding iova, or NULL.
  * vhca_odp_resident(), for the copies, mr->lock held: 0 when every page
  * of [iova, iova + len) (within bounds) is resident; -EAGAIN when one is
  * not, a fault of the range queued (odp_work, one at a time: the engine
@@ -512,6 +556,10 @@ int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
 #if VHCA_ODP
 int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr, u64 start,
 		  u64 length, int access);
+int vhca_odp_init_implicit(struct vhca_dev *vdev, struct vhca_mr *mr,
+			   int access);
+void vhca_odp_release(struct vhca_mr *mr);
+struct page **vhca_odp_chunk_pages(struct vhca_mr *mr, u64 iova);
 int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len);
 int vhca_odp_fault(struct vhca_mr *mr, u64 iova, u64 len, bool fault);
 int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
@@ -522,6 +570,21 @@ static inline int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr,
 				u64 start, u64 length, int access)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline int vhca_odp_init_implicit(struct vhca_dev *vdev,
+					 struct vhca_mr *mr, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void vhca_odp_release(struct vhca_mr *mr)
+{
+}
+
+static inline struct page **vhca_odp_chunk_pages(struct vhca_mr *mr, u64 iova)
+{
+	return NULL;
 }
 
 static inline int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len)

@@ -119,6 +119,34 @@ static int vhca_mr_copy_page(struct page *page, u32 pg_off,
 }
 
 /*
+ * An implicit ODP MR's pages, chunk by chunk: the caller found all of
+ * them resident (vhca_odp_resident()), under the MR's lock, held.
+ */
+static int vhca_mr_xfer_chunks(struct vhca_mr *mr, u64 iova,
+			       struct vhca_kbuf *kb, u32 len,
+			       enum vhca_copy_dir dir)
+{
+	struct page **pages = NULL;
+	u64 off = 0;
+	int err = 0;
+	u32 n;
+
+	while (len && !err) {
+		if (!pages || off == VHCA_ODP_CHUNK) {
+			pages = vhca_odp_chunk_pages(mr, iova);
+			off = iova & (VHCA_ODP_CHUNK - 1);
+		}
+		n = min_t(u64, len, PAGE_SIZE - (off & ~PAGE_MASK));
+		err = vhca_mr_copy_page(pages[off >> PAGE_SHIFT],
+					off & ~PAGE_MASK, kb, n, dir);
+		iova += n;
+		off += n;
+		len -= n;
+	}
+	return err;
+}
+
+/*
  * A user MR's pages, or a fast MR's page list in effect: blocks of
  * 2^fr_shift bytes at kernel virtual addresses, the MR's first byte
  * fr_offset into the first, the range within the registration, which
@@ -131,6 +159,9 @@ static int vhca_mr_xfer_pages(struct vhca_mr *mr, u64 iova,
 	unsigned int shift = mr->fast ? mr->fr_shift : PAGE_SHIFT;
 	u64 off = iova - mr->iova + (mr->fast ? mr->fr_offset : mr->page_offset);
 	int err = 0;
+
+	if (mr->odp_implicit)
+		return vhca_mr_xfer_chunks(mr, iova, kb, len, dir);
 
 	while (len && !err) {
 		u64 block_off = off & (BIT_ULL(shift) - 1);

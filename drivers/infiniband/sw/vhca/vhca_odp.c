@@ -8,33 +8,64 @@
  * go.  The engine copies under the lock and never sleeps: an access that
  * finds a page missing queues a fault and tells its caller to try again
  * (vhca_odp_resident()).
+ *
+ * An implicit ODP MR covers the address space with the core's implicit
+ * umem, which maps nothing itself: each chunk an access touches gets a
+ * child umem (ib_umem_odp_alloc_child()) from the first fault there, with
+ * its own interval notifier and pages[], which fault and invalidation
+ * treat as an explicit MR's.  The engine finds a chunk's child with
+ * xa_load() under the MR's lock; a chunk without one is not resident.
  */
 #include <linux/hmm.h>
+#include <linux/memcontrol.h>
 #include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem_odp.h>
 
 #include "vhca.h"
 
-/* The index in pages[] of byte iova of mr. */
+/* The index in pages[] of byte iova of an explicit ODP MR. */
 static size_t vhca_odp_index(const struct vhca_mr *mr, u64 iova)
 {
 	return (iova - mr->iova + mr->page_offset) >> PAGE_SHIFT;
 }
 
+/* The first byte of chunk index of an implicit ODP MR. */
+static u64 vhca_odp_chunk_start(unsigned long index)
+{
+	return (u64)index << VHCA_ODP_CHUNK_SHIFT;
+}
+
+/* The bytes from iova to the end of its chunk. */
+static u64 vhca_odp_chunk_left(u64 iova)
+{
+	return VHCA_ODP_CHUNK - (iova & (VHCA_ODP_CHUNK - 1));
+}
+
+/* The index in a child's pages[] of byte iova. */
+static size_t vhca_odp_chunk_index(u64 iova)
+{
+	return (iova & (VHCA_ODP_CHUNK - 1)) >> PAGE_SHIFT;
+}
+
 /*
- * The MMU notifier: the range is about to change (unmapped, moved,
- * swapped out, write-protected).  The pages leave pages[] under the MR's
- * lock, so no copy is under way when the core unmaps them.
+ * The MMU notifier of an explicit MR or of a child: the range is about
+ * to change (unmapped, moved, swapped out, write-protected).  The pages
+ * leave pages[] under the MR's lock, so no copy is under way when the
+ * core unmaps them.  odp->private (the MR, or the child) is set after
+ * the notifier is inserted: until then no page is in pages[].
  */
-static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
-				const struct mmu_notifier_range *range,
-				unsigned long cur_seq)
+static bool vhca_odp_invalidate_pages(struct mmu_interval_notifier *mni,
+				      const struct mmu_notifier_range *range,
+				      unsigned long cur_seq, bool child)
 {
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
+	struct vhca_odp_child *c = NULL;
 	unsigned long start, end, flags;
-	struct vhca_mr *mr;
+	struct page **pages = NULL;
+	struct vhca_mr *mr = NULL;
 	size_t i, last;
 
 	if (!mmu_notifier_range_blockable(range))
@@ -43,13 +74,20 @@ static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
 	mmu_interval_set_seq(mni, cur_seq);
 	start = max(range->start, ib_umem_start(odp));
 	end = min(range->end, ib_umem_end(odp));
-	mr = odp->private;
+	if (child && odp->private) {
+		c = odp->private;
+		mr = c->mr;
+		pages = c->pages;
+	} else if (odp->private) {
+		mr = odp->private;
+		pages = mr->pages;
+	}
 	if (mr && start < end) {
 		last = (end - 1 - ib_umem_start(odp)) >> PAGE_SHIFT;
 		spin_lock_irqsave(&mr->lock, flags);
 		for (i = (start - ib_umem_start(odp)) >> PAGE_SHIFT; i <= last;
 		     i++)
-			mr->pages[i] = NULL;
+			pages[i] = NULL;
 		spin_unlock_irqrestore(&mr->lock, flags);
 	}
 	if (start < end)
@@ -58,21 +96,40 @@ static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
 	return true;
 }
 
+static bool vhca_odp_invalidate(struct mmu_interval_notifier *mni,
+				const struct mmu_notifier_range *range,
+				unsigned long cur_seq)
+{
+	return vhca_odp_invalidate_pages(mni, range, cur_seq, false);
+}
+
+static bool vhca_odp_child_invalidate(struct mmu_interval_notifier *mni,
+				      const struct mmu_notifier_range *range,
+				      unsigned long cur_seq)
+{
+	return vhca_odp_invalidate_pages(mni, range, cur_seq, true);
+}
+
 static const struct mmu_interval_notifier_ops vhca_odp_ops = {
 	.invalidate = vhca_odp_invalidate,
 };
 
-int vhca_odp_fault(struct vhca_mr *mr, u64 iova, u64 len, bool fault)
+static const struct mmu_interval_notifier_ops vhca_odp_child_ops = {
+	.invalidate = vhca_odp_child_invalidate,
+};
+
+/*
+ * Map [off, off + len) of odp (off from ib_umem_start(odp)) and record
+ * what it mapped in pages[], the entries of odp's pages, under mr's lock.
+ */
+static int vhca_odp_map(struct vhca_mr *mr, struct ib_umem_odp *odp,
+			struct page **pages, u64 off, u64 len, bool fault)
 {
-	struct ib_umem_odp *odp = mr->odp;
-	u64 off = iova - mr->iova + mr->page_offset;
-	bool writable = mr->umem->writable;
+	bool writable = odp->umem.writable;
 	unsigned long *pfns, flags;
 	size_t i, last;
 	int ret;
 
-	if (!len)
-		return 0;
 	ret = ib_umem_odp_map_dma_and_lock(odp, ib_umem_start(odp) + off, len,
 					   writable ? VHCA_ODP_MAP_WRITE :
 						      VHCA_ODP_MAP_READ,
@@ -87,30 +144,172 @@ int vhca_odp_fault(struct vhca_mr *mr, u64 iova, u64 len, bool fault)
 		if (!(pfns[i] & HMM_PFN_VALID) ||
 		    (writable && !(pfns[i] & HMM_PFN_WRITE)))
 			continue;
-		mr->pages[i] = hmm_pfn_to_page(pfns[i]);
+		pages[i] = hmm_pfn_to_page(pfns[i]);
 	}
 	spin_unlock_irqrestore(&mr->lock, flags);
 	mutex_unlock(&odp->umem_mutex);
 	return 0;
 }
 
+/* Whether a mapping of mm meets [start, end): -EFAULT when none does. */
+static int vhca_odp_mapped(struct mm_struct *mm, u64 start, u64 end)
+{
+	bool mapped;
+
+	if (!mmget_not_zero(mm))
+		return -EFAULT;
+	mmap_read_lock(mm);
+	mapped = find_vma_intersection(mm, start, end);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return mapped ? 0 : -EFAULT;
+}
+
 /*
- * The fault an access asked for, with what follows it within the MR.
- * When that fails, each page of the access's own range is tried alone:
- * those that cannot be brought in (no mapping, no access, the process
- * gone) are marked, so that the access fails instead of waiting for
- * ever; a busy range or a lack of memory marks nothing.
+ * A new child of an implicit MR for chunk index, published in
+ * odp_children; odp_mutex held.  -ENOSPC beyond VHCA_ODP_MAX_CHILDREN,
+ * -EFAULT when nothing is mapped in the chunk or the process is gone.
+ */
+static struct vhca_odp_child *vhca_odp_child_new(struct vhca_mr *mr,
+						 unsigned long index)
+{
+	u64 start = vhca_odp_chunk_start(index);
+	struct vhca_odp_child *child;
+	struct mem_cgroup *memcg;
+	struct ib_umem_odp *odp;
+	int err;
+
+	lockdep_assert_held(&mr->odp_mutex);
+	if (mr->odp_nchildren >= VHCA_ODP_MAX_CHILDREN)
+		return ERR_PTR(-ENOSPC);
+	err = vhca_odp_mapped(mr->odp->umem.owning_mm, start,
+			      start + VHCA_ODP_CHUNK);
+	if (err)
+		return ERR_PTR(err);
+	/* The process's, even from a work item: charged to its cgroup. */
+	memcg = set_active_memcg(mr->odp_memcg);
+	child = kvzalloc(struct_size(child, pages, VHCA_ODP_CHUNK_PAGES),
+			 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	set_active_memcg(memcg);
+	if (!child)
+		return ERR_PTR(-ENOMEM);
+	child->mr = mr;
+	odp = ib_umem_odp_alloc_child(mr->odp, start, VHCA_ODP_CHUNK,
+				      &vhca_odp_child_ops);
+	if (IS_ERR(odp)) {
+		kvfree(child);
+		return ERR_CAST(odp);
+	}
+	child->odp = odp;
+	mutex_lock(&odp->umem_mutex);
+	odp->private = child;
+	mutex_unlock(&odp->umem_mutex);
+	err = xa_err(xa_store(&mr->odp_children, index, child, GFP_KERNEL));
+	if (err) {
+		ib_umem_odp_release(odp);
+		kvfree(child);
+		return ERR_PTR(err);
+	}
+	mr->odp_nchildren++;
+	return child;
+}
+
+/* The child of chunk index of an implicit MR, made if it has none. */
+static struct vhca_odp_child *vhca_odp_child(struct vhca_mr *mr,
+					     unsigned long index)
+{
+	struct vhca_odp_child *child = xa_load(&mr->odp_children, index);
+
+	if (child)
+		return child;
+	mutex_lock(&mr->odp_mutex);
+	child = xa_load(&mr->odp_children, index);
+	if (!child)
+		child = vhca_odp_child_new(mr, index);
+	mutex_unlock(&mr->odp_mutex);
+	return child;
+}
+
+struct page **vhca_odp_chunk_pages(struct vhca_mr *mr, u64 iova)
+{
+	struct vhca_odp_child *child;
+
+	child = xa_load(&mr->odp_children, iova >> VHCA_ODP_CHUNK_SHIFT);
+	return child ? child->pages : NULL;
+}
+
+int vhca_odp_fault(struct vhca_mr *mr, u64 iova, u64 len, bool fault)
+{
+	struct vhca_odp_child *child;
+	u64 n;
+	int err;
+
+	if (!len)
+		return 0;
+	if (!vhca_mr_in_bounds(mr, iova, len))
+		return -EFAULT;
+	if (!mr->odp_implicit)
+		return vhca_odp_map(mr, mr->odp, mr->pages,
+				    iova - mr->iova + mr->page_offset, len,
+				    fault);
+	for (; len; iova += n, len -= n) {
+		n = min(len, vhca_odp_chunk_left(iova));
+		child = vhca_odp_child(mr, iova >> VHCA_ODP_CHUNK_SHIFT);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		err = vhca_odp_map(mr, child->odp, child->pages,
+				   iova & (VHCA_ODP_CHUNK - 1), n, fault);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The page of va could not be brought in: marked, unless a fault brought
+ * it in meanwhile (an implicit MR's chunk without a child: the chunk).
+ */
+static void vhca_odp_mark_failed(struct vhca_mr *mr, u64 va)
+{
+	unsigned long flags;
+	struct page **pages;
+	size_t i;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->odp_implicit) {
+		pages = vhca_odp_chunk_pages(mr, va);
+		i = vhca_odp_chunk_index(va);
+	} else {
+		pages = mr->pages;
+		i = vhca_odp_index(mr, va);
+	}
+	if (!pages)
+		mr->odp_failed = (va >> VHCA_ODP_CHUNK_SHIFT) + 1;
+	else if (!pages[i])
+		pages[i] = VHCA_ODP_FAILED;
+	spin_unlock_irqrestore(&mr->lock, flags);
+}
+
+/*
+ * The fault an access asked for, with what follows it within the MR (of
+ * an implicit MR, within the chunk of its last byte); when that fails,
+ * the access's own range (what follows may not be mapped).  When that
+ * fails too, each of its pages is tried alone: those that cannot be
+ * brought in (no mapping, no access, the process gone) are marked, so
+ * that the access fails instead of waiting for ever; a busy range or a
+ * lack of memory marks nothing.
  */
 static void vhca_odp_fault_access(struct vhca_mr *mr, u64 iova, u32 len)
 {
-	u64 ahead = min_t(u64, max_t(u64, len, VHCA_ODP_AHEAD),
-			  mr->iova + mr->length - iova);
+	u64 limit = mr->iova + mr->length - iova, ahead;
 	u64 va, end = iova + len, n;
-	unsigned long flags;
-	size_t i;
 	int err;
 
-	if (!vhca_odp_fault(mr, iova, ahead, true))
+	if (mr->odp_implicit)
+		limit = min(limit, len + vhca_odp_chunk_left(end - 1) - 1);
+	ahead = min_t(u64, max_t(u64, len, VHCA_ODP_AHEAD), limit);
+	if (!vhca_odp_fault(mr, iova, ahead, true) ||
+	    (ahead > len && !vhca_odp_fault(mr, iova, len, true)))
 		return;
 	for (va = iova; va < end; va += n) {
 		n = min_t(u64, end - va, PAGE_SIZE - ((va - mr->iova +
@@ -119,11 +318,7 @@ static void vhca_odp_fault_access(struct vhca_mr *mr, u64 iova, u32 len)
 		err = vhca_odp_fault(mr, va, n, true);
 		if (!err || err == -EBUSY || err == -ENOMEM)
 			continue;
-		i = vhca_odp_index(mr, va);
-		spin_lock_irqsave(&mr->lock, flags);
-		if (!mr->pages[i])
-			mr->pages[i] = VHCA_ODP_FAILED;
-		spin_unlock_irqrestore(&mr->lock, flags);
+		vhca_odp_mark_failed(mr, va);
 	}
 }
 
@@ -146,24 +341,69 @@ static void vhca_odp_work(struct work_struct *work)
 	vhca_mr_put(mr);
 }
 
-int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len)
+/*
+ * Entries [first, last] of pages[]: 0 when all are resident, 1 when one
+ * is not, -EFAULT when one is marked failed (every mark is consumed).
+ */
+static int vhca_odp_pages_resident(struct page **pages, size_t first,
+				   size_t last)
 {
-	size_t i, last = vhca_odp_index(mr, iova + len - 1);
 	bool missing = false, failed = false;
+	size_t i;
 
-	lockdep_assert_held(&mr->lock);
-	for (i = vhca_odp_index(mr, iova); i <= last; i++) {
-		if (mr->pages[i] == VHCA_ODP_FAILED) {
-			mr->pages[i] = NULL;
+	for (i = first; i <= last; i++) {
+		if (pages[i] == VHCA_ODP_FAILED) {
+			pages[i] = NULL;
 			failed = true;
-		} else if (!mr->pages[i]) {
+		} else if (!pages[i]) {
 			missing = true;
 		}
 	}
-	if (failed)
-		return -EFAULT;
-	if (!missing)
-		return 0;
+	return failed ? -EFAULT : missing;
+}
+
+/* vhca_odp_pages_resident() over the chunks of an implicit MR's range. */
+static int vhca_odp_chunks_resident(struct vhca_mr *mr, u64 iova, u32 len)
+{
+	bool missing = false, failed = false;
+	unsigned long index;
+	struct page **pages;
+	u64 n;
+	int ret;
+
+	for (; len; iova += n, len -= n) {
+		n = min_t(u64, len, vhca_odp_chunk_left(iova));
+		index = iova >> VHCA_ODP_CHUNK_SHIFT;
+		pages = vhca_odp_chunk_pages(mr, iova);
+		if (pages) {
+			ret = vhca_odp_pages_resident(pages,
+						      vhca_odp_chunk_index(iova),
+						      vhca_odp_chunk_index(iova + n - 1));
+		} else if (mr->odp_failed == index + 1) {
+			mr->odp_failed = 0;
+			ret = -EFAULT;
+		} else {
+			ret = 1;
+		}
+		failed |= ret < 0;
+		missing |= ret > 0;
+	}
+	return failed ? -EFAULT : missing;
+}
+
+int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len)
+{
+	int ret;
+
+	lockdep_assert_held(&mr->lock);
+	if (mr->odp_implicit)
+		ret = vhca_odp_chunks_resident(mr, iova, len);
+	else
+		ret = vhca_odp_pages_resident(mr->pages,
+					      vhca_odp_index(mr, iova),
+					      vhca_odp_index(mr, iova + len - 1));
+	if (ret <= 0)
+		return ret;
 	/* The caller's reference keeps the MR; the work item takes its own. */
 	if (!mr->odp_queued) {
 		mr->odp_queued = true;
@@ -204,6 +444,48 @@ int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr, u64 start,
 	odp->private = mr;
 	mutex_unlock(&odp->umem_mutex);
 	return 0;
+}
+
+int vhca_odp_init_implicit(struct vhca_dev *vdev, struct vhca_mr *mr,
+			   int access)
+{
+	struct ib_umem_odp *odp;
+	struct mm_struct *mm;
+
+	spin_lock_init(&mr->lock);
+	INIT_WORK(&mr->odp_work, vhca_odp_work);
+	xa_init(&mr->odp_children);
+	mutex_init(&mr->odp_mutex);
+	/* The children have base pages too: HUGETLB is refused here. */
+	odp = ib_umem_odp_alloc_implicit(&vdev->ibdev,
+					 access & ~IB_ACCESS_HUGETLB);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
+	mr->odp = odp;
+	mr->umem = &odp->umem;
+	mm = odp->umem.owning_mm;
+	/* The implicit umem holds no reference: the children need the mm. */
+	mmgrab(mm);
+	mr->odp_memcg = get_mem_cgroup_from_mm(mm);
+	mr->iova = 0;
+	mr->length = mm->task_size;
+	mr->odp_implicit = true;
+	return 0;
+}
+
+void vhca_odp_release(struct vhca_mr *mr)
+{
+	struct vhca_odp_child *child;
+	unsigned long index;
+
+	/* Each notifier is gone, and no invalidation runs, once released. */
+	xa_for_each(&mr->odp_children, index, child) {
+		ib_umem_odp_release(child->odp);
+		kvfree(child);
+	}
+	xa_destroy(&mr->odp_children);
+	mem_cgroup_put(mr->odp_memcg);
+	mmdrop(mr->odp->umem.owning_mm);
 }
 
 int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,

@@ -107,6 +107,15 @@
 /* An ODP access's fault also brings in what follows it, up to this much. */
 #define VHCA_ODP_AHEAD		BIT(18)	/* 256 KiB */
 
+/*
+ * Implicit ODP: the address space in chunks of 2^VHCA_ODP_CHUNK_SHIFT
+ * bytes, each a child umem once an access touches it, and at most as
+ * many children as cover the largest MR (VHCA_MAX_MR_SIZE): an implicit
+ * MR costs no more than the largest explicit one.
+ */
+#define VHCA_ODP_CHUNK_SHIFT	26	/* 64 MiB */
+#define VHCA_ODP_MAX_CHILDREN	(VHCA_MAX_MR_SIZE >> VHCA_ODP_CHUNK_SHIFT)
+
 /* Faults of a UD WQE's ODP memory the sender makes before it fails it. */
 #define VHCA_UD_FAULT_TRIES	4
 

@@ -69,13 +69,13 @@ int vhca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 #if VHCA_ODP
 	/*
-	 * Explicit ODP (vhca_odp.c) for what the engine retries while a
-	 * fault runs: RC and XRC every operation; UD sends (a datagram
-	 * that finds its receive buffer not resident is dropped).  No
-	 * implicit ODP: an MR's pages[] covers its range.
+	 * ODP (vhca_odp.c), explicit and implicit, for what the engine
+	 * retries while a fault runs: RC and XRC every operation; UD sends
+	 * (a datagram that finds its receive buffer not resident is
+	 * dropped).
 	 */
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = VHCA_ODP_RC_CAPS;
 	attr->odp_caps.per_transport_caps.xrc_odp_caps = VHCA_ODP_RC_CAPS;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;

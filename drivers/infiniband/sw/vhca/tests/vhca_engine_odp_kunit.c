@@ -5,7 +5,8 @@
  * are not resident.  The MR is built by hand over kernel pages, without
  * a umem: odp_queued stands for a fault under way (none is queued), and
  * the test puts pages in pages[] as a fault would, or the mark of one
- * that failed.
+ * that failed.  An implicit MR's children are built by hand the same way,
+ * each with its chunk's pages[] and no umem.
  */
 
 #define ODP_PAGES	2
@@ -302,6 +303,157 @@ static void engine_odp_requester_waits(struct kunit *test)
 	odp_mr_free(&o);
 }
 
+/*
+ * An implicit MR over the address space, its chunks' children built by
+ * hand (none yet): two pages of kernel memory, o->buf, stand for the last
+ * page of chunk 1 and the first of chunk 2, at ODP_IMPLICIT_VA.
+ */
+#define ODP_IMPLICIT_VA		(2 * VHCA_ODP_CHUNK - PAGE_SIZE)
+
+static void odp_implicit_new(struct kunit *test, struct engine_test *t,
+			     struct odp_mr *o)
+{
+	struct vhca_mr *mr;
+	struct ib_mr *ibmr;
+
+	t->resp->attr.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
+	o->buf = (u8 *)__get_free_pages(GFP_KERNEL | __GFP_ZERO,
+					get_order(ODP_PAGES * PAGE_SIZE));
+	KUNIT_ASSERT_NOT_NULL(test, o->buf);
+	mr = vhca_mr_alloc(t->vdev, &t->pd, IB_ACCESS_LOCAL_WRITE |
+			   IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_ON_DEMAND);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	mr->length = BIT_ULL(47);
+	spin_lock_init(&mr->lock);
+	xa_init(&mr->odp_children);
+	/* Any non-NULL umem: the copies only test it. */
+	mr->odp = (struct ib_umem_odp *)o;
+	mr->odp_implicit = true;
+	mr->odp_queued = true;
+	ibmr = vhca_mr_register(t->vdev, mr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	ibmr->device = &t->vdev->ibdev;
+	ibmr->pd = &t->pd;
+	o->mr = mr;
+}
+
+/* The child of chunk index, made as a fault would (nothing resident). */
+static struct vhca_odp_child *odp_child_new(struct kunit *test,
+					    struct odp_mr *o,
+					    unsigned long index)
+{
+	struct vhca_odp_child *child;
+
+	child = kvzalloc(struct_size(child, pages, VHCA_ODP_CHUNK_PAGES),
+			 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	child->mr = o->mr;
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&o->mr->odp_children, index,
+					      child, GFP_KERNEL)), 0);
+	return child;
+}
+
+/* The hand-built children taken back before the MR goes. */
+static void odp_implicit_free(struct odp_mr *o)
+{
+	struct vhca_odp_child *child;
+	unsigned long index;
+
+	xa_for_each(&o->mr->odp_children, index, child) {
+		xa_erase(&o->mr->odp_children, index);
+		kvfree(child);
+	}
+	o->mr->odp_implicit = false;
+	odp_mr_free(o);
+}
+
+/*
+ * A WRITE across two chunks of an implicit MR: RNR NAKed, nothing placed,
+ * while neither chunk has a child, and while one has its page in and
+ * the other has no child; it lands across the boundary, every byte and
+ * none around it, once both pages are in.
+ */
+static void engine_odp_implicit_write(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_odp_child *lo, *hi;
+	struct odp_mr o;
+	struct vhca_pkt ack, pkt = {
+		.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.paylen = MTU,
+		.ackreq = true,
+		.reth_len = MTU,
+		.reth_va = ODP_IMPLICIT_VA + PAGE_SIZE - MTU / 2,
+	};
+	unsigned long flags;
+	int i;
+
+	odp_implicit_new(test, t, &o);
+	pkt.reth_rkey = o.mr->ibmr.rkey;
+	deliver(test, t, &pkt, 0x5a);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.aeth_syndrome, vhca_aeth_rnr_nak(1));
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)RQ_PSN);
+
+	lo = odp_child_new(test, &o, 1);
+	spin_lock_irqsave(&o.mr->lock, flags);
+	lo->pages[VHCA_ODP_CHUNK_PAGES - 1] = virt_to_page(o.buf);
+	spin_unlock_irqrestore(&o.mr->lock, flags);
+	deliver(test, t, &pkt, 0x5a);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.aeth_syndrome, vhca_aeth_rnr_nak(1));
+	KUNIT_EXPECT_EQ(test, o.buf[PAGE_SIZE - MTU / 2], 0);
+
+	hi = odp_child_new(test, &o, 2);
+	spin_lock_irqsave(&o.mr->lock, flags);
+	hi->pages[0] = virt_to_page(o.buf + PAGE_SIZE);
+	spin_unlock_irqrestore(&o.mr->lock, flags);
+	deliver(test, t, &pkt, 0x5a);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.aeth_syndrome & VHCA_AETH_TYPE_MASK,
+			VHCA_AETH_ACK);
+	for (i = 0; i < MTU && o.buf[PAGE_SIZE - MTU / 2 + i] == 0x5a; i++)
+		;
+	KUNIT_EXPECT_EQ(test, i, MTU);
+	KUNIT_EXPECT_EQ(test, o.buf[PAGE_SIZE - MTU / 2 - 1], 0);
+	KUNIT_EXPECT_EQ(test, o.buf[PAGE_SIZE + MTU / 2], 0);
+	odp_implicit_free(&o);
+}
+
+/*
+ * A chunk whose child could not be made: the next access to it is a
+ * remote access error, nothing placed, and the mark is gone.
+ */
+static void engine_odp_implicit_failed_chunk(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct odp_mr o;
+	struct vhca_pkt nak, pkt = {
+		.opcode = IB_OPCODE_RC_FETCH_ADD,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.ackreq = true,
+		.atm_swap_add = 3,
+		.reth_va = 3 * VHCA_ODP_CHUNK + 64,
+	};
+	unsigned long flags;
+
+	odp_implicit_new(test, t, &o);
+	pkt.reth_rkey = o.mr->ibmr.rkey;
+	spin_lock_irqsave(&o.mr->lock, flags);
+	o.mr->odp_failed = 3 + 1;
+	spin_unlock_irqrestore(&o.mr->lock, flags);
+	deliver(test, t, &pkt, 0);
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &nak);
+	KUNIT_EXPECT_EQ(test, nak.aeth_syndrome,
+			vhca_aeth_nak(VHCA_NAK_REM_ACCESS_ERR));
+	KUNIT_EXPECT_EQ(test, o.mr->odp_failed, 0UL);
+	odp_implicit_free(&o);
+}
+
 static struct kunit_case vhca_engine_odp_cases[] = {
 	KUNIT_CASE(engine_odp_write_rnr),
 	KUNIT_CASE(engine_odp_send_rnr_keeps_wqe),
@@ -311,6 +463,8 @@ static struct kunit_case vhca_engine_odp_cases[] = {
 	KUNIT_CASE(engine_odp_atomic_write_rnr),
 #endif
 	KUNIT_CASE(engine_odp_requester_waits),
+	KUNIT_CASE(engine_odp_implicit_write),
+	KUNIT_CASE(engine_odp_implicit_failed_chunk),
 	{}
 };
 
