@@ -194,7 +194,9 @@ scenario import import 60
 # resident when they start: never touched, or dropped with MADV_DONTNEED;
 # every byte checked; a prefetch; munmap racing READs and WRITEs in
 # flight, which must fail with a remote access error, never succeed with
-# wrong bytes).  A kernel without ODP (none advertised) skips it.
+# wrong bytes); then the same through implicit ODP MRs (the whole address
+# space), one mapping across 4 GiB.  A kernel without ODP (none
+# advertised) skips it.
 odp() {
 	ports_one_ns
 	_t0=$(date +%s)

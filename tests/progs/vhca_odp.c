@@ -17,8 +17,13 @@
  * prefetch makes a range resident.  Then munmap races READs and WRITEs in
  * flight: every READ that completes successfully brings the right bytes,
  * and once the range is gone they complete with a remote access error,
- * none with success.  Registration refusals first: ODP with MW_BIND, and
- * implicit ODP (not advertised).  A device without ODP skips it all.
+ * none with success.  Then the same with an implicit ODP MR of each port
+ * (address 0, length SIZE_MAX: the whole address space), whose keys reach
+ * memory mapped after the registration: SEND, WRITE, READ and atomics
+ * into untouched memory, a WRITE and a READ across 4 GiB of the address
+ * space (two chunks of the MR), a prefetch, and munmap racing READs and
+ * WRITEs.  Registration refusals first: ODP with MW_BIND, implicit ODP at
+ * an iova other than 0.  A device without ODP skips it all.
  *
  * The GIDs are indices of RoCE v2 GIDs of port 1.  KTAP results; the exit
  * status counts the failures.
@@ -124,21 +129,32 @@ static size_t resident(const uint8_t *buf, size_t len)
 	return k;
 }
 
-static int region_new(struct port *p, struct region *r, bool shared)
+/* LEN bytes freshly mapped: anonymous, or a memfd's (shared); NULL. */
+static uint8_t *map_new(bool shared)
 {
+	uint8_t *buf;
 	int fd = -1;
 
-	r->len = LEN;
 	if (shared) {
 		fd = memfd_create("vhca_odp", 0);
-		if (fd < 0 || ftruncate(fd, LEN))
-			return -1;
+		if (fd < 0 || ftruncate(fd, LEN)) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
 	}
-	r->buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
-		      shared ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
+	buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+		   shared ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
 	if (fd >= 0)
 		close(fd);
-	if (r->buf == MAP_FAILED)
+	return buf == MAP_FAILED ? NULL : buf;
+}
+
+static int region_new(struct port *p, struct region *r, bool shared)
+{
+	r->len = LEN;
+	r->buf = map_new(shared);
+	if (!r->buf)
 		return -1;
 	r->mr = ibv_reg_mr(p->pd, r->buf, LEN, odp_access);
 	return r->mr ? 0 : -1;
@@ -207,20 +223,26 @@ static int post_recv(struct ibv_qp *qp, const void *addr, uint32_t len,
 	return ibv_post_recv(qp, &wr, &bad);
 }
 
-/* dst holds src's MSG bytes at OFF and zeros around them. */
-static void landed(const uint8_t *dst, const uint8_t *src, const char *what)
+/* dst's LEN bytes hold src's MSG bytes at off and zeros around them. */
+static void landed_at(const uint8_t *dst, const uint8_t *src, size_t off,
+		      const char *what)
 {
 	size_t i;
 
 	for (i = 0; i < LEN; i++) {
-		uint8_t want = i >= OFF && i < OFF + MSG ? src[i - OFF] : 0;
+		uint8_t want = i >= off && i < off + MSG ? src[i - off] : 0;
 
 		if (dst[i] != want)
 			break;
 	}
 	result(i == LEN, what, "byte %zu: %#x, expected %#x", i,
 	       i < LEN ? dst[i] : 0,
-	       i < LEN ? (i >= OFF && i < OFF + MSG ? src[i - OFF] : 0) : 0);
+	       i < LEN ? (i >= off && i < off + MSG ? src[i - off] : 0) : 0);
+}
+
+static void landed(const uint8_t *dst, const uint8_t *src, const char *what)
+{
+	landed_at(dst, src, OFF, what);
 }
 
 static void not_resident(const struct region *r, const char *what)
@@ -238,10 +260,10 @@ static void caps(const struct port *p)
 		      IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 
 	result((c->general_caps & IBV_ODP_SUPPORT) &&
-	       !(c->general_caps & IBV_ODP_SUPPORT_IMPLICIT) &&
+	       (c->general_caps & IBV_ODP_SUPPORT_IMPLICIT) &&
 	       (c->per_transport_caps.rc_odp_caps & rc) == rc &&
 	       (c->per_transport_caps.ud_odp_caps & IBV_ODP_SUPPORT_SEND),
-	       "odp_caps: explicit ODP, RC's operations, UD's sends",
+	       "odp_caps: explicit and implicit ODP, RC's operations, UD's sends",
 	       "general %#llx, rc %#x, ud %#x",
 	       (unsigned long long)c->general_caps,
 	       c->per_transport_caps.rc_odp_caps,
@@ -260,9 +282,9 @@ static void refusals(struct port *p)
 	       "%p", (void *)mr);
 	if (mr)
 		ibv_dereg_mr(mr);
-	mr = ibv_reg_mr(p->pd, NULL, SIZE_MAX,
-			IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
-	result(!mr, "implicit ODP (address 0, SIZE_MAX) is refused",
+	mr = ibv_reg_mr_iova(p->pd, NULL, SIZE_MAX, 1UL << 20,
+			     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
+	result(!mr, "implicit ODP at an iova other than 0 is refused",
 	       "%p", (void *)mr);
 	if (mr)
 		ibv_dereg_mr(mr);
@@ -390,30 +412,38 @@ static void drain(struct port *p)
  * flight, RACE_DEPTH at a time, after RACE_BEFORE completions.  Each
  * READ that succeeds brought the region's bytes; after the munmap, the
  * first error is a remote access error, and no operation posted after
- * the munmap succeeds.
+ * the munmap succeeds.  With implicit MRs (ia of a's PD, ib of b's), their
+ * keys; else an ODP MR of each side's own.
  */
-static void race(struct port *a, struct port *b, bool read)
+static void race(struct port *a, struct port *b, bool read,
+		 struct ibv_mr *ia, struct ibv_mr *ib)
 {
-	const char *op = read ? "READ" : "WRITE";
+	const char *op = read ? (ia ? "READ, implicit" : "READ") :
+			 (ia ? "WRITE, implicit" : "WRITE");
 	static uint8_t slots[RACE_DEPTH][RACE_LEN];
 	uint64_t posted = 0, done = 0, unmapped_at = 0, bad_data = 0;
 	uint64_t late_ok = 0;
 	enum ibv_wc_status first_err = IBV_WC_SUCCESS;
 	struct ibv_mr *lmr;
-	struct region r;
+	struct region r = { .len = LEN };
 	struct ibv_wc wc;
 	bool unmapped = false;
 	int k;
 
 	drain(a);
 	drain(b);
-	if (qp_connect(a, b) || qp_connect(b, a) || region_new(b, &r, false)) {
+	if (ib) {
+		r.buf = map_new(false);
+		r.mr = ib;
+	}
+	if (qp_connect(a, b) || qp_connect(b, a) ||
+	    (ib ? !r.buf : region_new(b, &r, false))) {
 		result(false, "a fresh connection and region", "errno %d",
 		       errno);
 		return;
 	}
 	fill(r.buf, LEN, 9);
-	lmr = ibv_reg_mr(a->pd, slots, sizeof(slots), odp_access);
+	lmr = ia ? ia : ibv_reg_mr(a->pd, slots, sizeof(slots), odp_access);
 	if (!lmr) {
 		result(false, "the local slots' MR", "errno %d", errno);
 		return;
@@ -471,8 +501,184 @@ static void race(struct port *a, struct port *b, bool read)
 	result(!late_ok,
 	       "munmap racing: no operation posted after the munmap succeeds",
 	       "%llu did (%s)", (unsigned long long)late_ok, op);
-	ibv_dereg_mr(r.mr);
-	ibv_dereg_mr(lmr);
+	if (!ia) {
+		ibv_dereg_mr(r.mr);
+		ibv_dereg_mr(lmr);
+	}
+}
+
+/* LEN bytes mapped at addr itself, replacing nothing; NULL if not. */
+static uint8_t *map_at(uintptr_t addr)
+{
+	void *p = mmap((void *)addr, LEN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (p != (void *)addr) {
+		munmap(p, LEN);
+		return NULL;
+	}
+	return p;
+}
+
+/* Written by the CPU, then its pages dropped (a memfd's: kept there). */
+static void fill_drop(uint8_t *buf, uint8_t seed)
+{
+	fill(buf, LEN, seed);
+	madvise(buf, LEN, MADV_DONTNEED);
+}
+
+static void untouched(const uint8_t *buf, const char *what)
+{
+	size_t k = resident(buf, LEN);
+
+	result(k == 0, what, "%zu pages resident", k);
+}
+
+enum { I_SRC, I_SHARED, I_RECV, I_WRITE, I_READ, I_WORDS, I_RES, I_PF,
+       I_CROSS, I_N };
+
+/*
+ * Implicit ODP: an MR over the address space on each port (ia, ib),
+ * registered before the memory its keys then reach is mapped: a's
+ * local SGEs through ia's lkey, b's memory through ib's keys.  The
+ * mapping at I_CROSS straddles 4 GiB (or the next power of two that is
+ * free), so that its WRITE and READ span two chunks of the MR.
+ */
+static void implicit_odp(struct port *a, struct port *b)
+{
+	static const bool shared[I_N] = { [I_SRC] = true, [I_SHARED] = true };
+	size_t cross_off = LEN / 2 - MSG / 2, k;
+	struct ibv_mr *ia = NULL, *ib = NULL;
+	uint8_t *m[I_N] = { NULL };
+	uint64_t *word, *orig;
+	struct ibv_sge sge;
+	uintptr_t at;
+	int i, err;
+
+	drain(a);
+	drain(b);
+	if (qp_connect(a, b) || qp_connect(b, a)) {
+		result(false, "implicit: a fresh connection", "errno %d",
+		       errno);
+		return;
+	}
+	ia = ibv_reg_mr(a->pd, NULL, SIZE_MAX, odp_access);
+	ib = ia ? ibv_reg_mr(b->pd, NULL, SIZE_MAX, odp_access) : NULL;
+	result(ia && ib, "implicit ODP MRs (address 0, SIZE_MAX) on both ports",
+	       "errno %d", errno);
+	if (!ia || !ib)
+		goto out;
+	for (i = 0; i < I_CROSS; i++)
+		m[i] = map_new(shared[i]);
+	for (at = 1UL << 32; at <= 1UL << 40 && !m[I_CROSS]; at <<= 1)
+		m[I_CROSS] = map_at(at - LEN / 2);
+	for (i = 0; i < I_N && m[i]; i++)
+		;
+	result(i == I_N, "implicit: fresh mappings, one across 4 GiB or above",
+	       "mapping %d: errno %d", i, errno);
+	if (i < I_N)
+		goto out;
+
+	/* SEND: a's dropped shared pages into b's untouched ones. */
+	fill_drop(m[I_SRC], 21);
+	untouched(m[I_RECV], "implicit: the receive buffer is not resident");
+	if (post_recv(b->qp, m[I_RECV] + OFF, MSG, ib->lkey) ||
+	    post(a->qp, IBV_WR_SEND, 21, m[I_SRC], MSG, ia->lkey, 0, 0, 0, 0) ||
+	    !completes(a, IBV_WC_SEND, IBV_WC_SUCCESS, "implicit: SEND") ||
+	    !completes(b, IBV_WC_RECV, IBV_WC_SUCCESS, "implicit: RECV"))
+		goto out;
+	landed(m[I_RECV], m[I_SRC],
+	       "implicit: SEND lands, every byte, nothing around it");
+
+	/* WRITE: the source dropped again, an untouched target. */
+	fill_drop(m[I_SRC], 22);
+	untouched(m[I_WRITE], "implicit: the WRITE's target is not resident");
+	if (post(a->qp, IBV_WR_RDMA_WRITE, 22, m[I_SRC], MSG, ia->lkey,
+		 (uintptr_t)m[I_WRITE] + OFF, ib->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS,
+		       "implicit: RDMA WRITE"))
+		goto out;
+	landed(m[I_WRITE], m[I_SRC],
+	       "implicit: RDMA WRITE lands, every byte, nothing around it");
+
+	/* READ: from dropped shared pages into untouched ones. */
+	fill_drop(m[I_SHARED], 23);
+	untouched(m[I_READ], "implicit: the READ's buffer is not resident");
+	if (post(a->qp, IBV_WR_RDMA_READ, 23, m[I_READ] + OFF, MSG, ia->lkey,
+		 (uintptr_t)m[I_SHARED], ib->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS,
+		       "implicit: RDMA READ"))
+		goto out;
+	landed(m[I_READ], m[I_SHARED],
+	       "implicit: RDMA READ lands, every byte, nothing around it");
+
+	/* Atomics on an untouched word, their results to an untouched page. */
+	untouched(m[I_WORDS], "implicit: the atomics' target is not resident");
+	word = (uint64_t *)(m[I_WORDS] + 3 * page_size + 8);
+	orig = (uint64_t *)(m[I_RES] + 5 * page_size);
+	if (post(a->qp, IBV_WR_ATOMIC_FETCH_AND_ADD, 24, orig, 8, ia->lkey,
+		 (uintptr_t)word, ib->rkey, 7, 0) ||
+	    !completes(a, IBV_WC_FETCH_ADD, IBV_WC_SUCCESS,
+		       "implicit: FETCH_AND_ADD"))
+		goto out;
+	result(*orig == 0 && *word == 7,
+	       "implicit: FETCH_AND_ADD on a fresh word: 0 found, 7 left",
+	       "found %llu, left %llu", (unsigned long long)*orig,
+	       (unsigned long long)*word);
+	orig = (uint64_t *)(m[I_RES] + 6 * page_size + 16);
+	if (post(a->qp, IBV_WR_ATOMIC_CMP_AND_SWP, 25, orig, 8, ia->lkey,
+		 (uintptr_t)word, ib->rkey, 7, 11) ||
+	    !completes(a, IBV_WC_COMP_SWAP, IBV_WC_SUCCESS,
+		       "implicit: CMP_AND_SWP"))
+		goto out;
+	result(*orig == 7 && *word == 11,
+	       "implicit: CMP_AND_SWP: 7 found, 11 swapped in",
+	       "found %llu, left %llu", (unsigned long long)*orig,
+	       (unsigned long long)*word);
+
+	/* Across the boundary: a WRITE into it, a READ whose SGE spans it. */
+	fill_drop(m[I_SRC], 26);
+	untouched(m[I_CROSS], "implicit: the mapping across 4 GiB is not resident");
+	if (post(a->qp, IBV_WR_RDMA_WRITE, 26, m[I_SRC], MSG, ia->lkey,
+		 (uintptr_t)m[I_CROSS] + cross_off, ib->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS,
+		       "implicit: RDMA WRITE across 4 GiB"))
+		goto out;
+	landed_at(m[I_CROSS], m[I_SRC], cross_off,
+		  "implicit: WRITE across 4 GiB lands, every byte, nothing around it");
+	madvise(m[I_CROSS], LEN, MADV_DONTNEED);
+	fill_drop(m[I_SHARED], 27);
+	if (post(a->qp, IBV_WR_RDMA_READ, 27, m[I_CROSS] + cross_off, MSG,
+		 ia->lkey, (uintptr_t)m[I_SHARED], ib->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS,
+		       "implicit: RDMA READ into an SGE across 4 GiB"))
+		goto out;
+	landed_at(m[I_CROSS], m[I_SHARED], cross_off,
+		  "implicit: READ across 4 GiB lands, every byte, nothing around it");
+
+	/* A synchronous prefetch of a fresh mapping through ia's lkey. */
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)m[I_PF], .length = LEN, .lkey = ia->lkey,
+	};
+	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	k = resident(m[I_PF], LEN);
+	result(!err && k == (size_t)(LEN / page_size),
+	       "implicit: advise_mr PREFETCH_WRITE, FLUSH: every page resident",
+	       "%d, %zu pages resident", err, k);
+
+	race(a, b, true, ia, ib);
+	race(a, b, false, ia, ib);
+out:
+	for (i = 0; i < I_N; i++)
+		if (m[i])
+			munmap(m[i], LEN);
+	if (ib)
+		ibv_dereg_mr(ib);
+	if (ia)
+		ibv_dereg_mr(ia);
 }
 
 int main(int argc, char **argv)
@@ -498,7 +704,8 @@ int main(int argc, char **argv)
 	caps(&a);
 	refusals(&a);
 	traffic(&a, &b);
-	race(&a, &b, true);
-	race(&a, &b, false);
+	race(&a, &b, true, NULL, NULL);
+	race(&a, &b, false, NULL, NULL);
+	implicit_odp(&a, &b);
 	return exit_status();
 }
