@@ -14,6 +14,7 @@
 #include "vhca_engine.h"
 
 static struct workqueue_struct *vhca_engine_wq;
+static struct workqueue_struct *vhca_engine_wire_wq;
 
 /*
  * The engine's work items (requesters, READ responders, UD senders) run on
@@ -22,26 +23,49 @@ static struct workqueue_struct *vhca_engine_wq;
  * starve the progress their own posts wait for; unbound, so a QP's item
  * runs wherever a CPU is free; WQ_MEM_RECLAIM, since the kernel's storage
  * consumers (NVMe and NFS over RDMA) may need it to make progress when
- * memory is short.
+ * memory is short.  A requester whose packets on the wire are not all
+ * acknowledged runs on the CPU that sent them (req.tx_cpu), through a
+ * second, per-CPU workqueue of the same priority: a veth hands a packet
+ * to the receive backlog of the CPU that sends it, and a multiqueue NIC to
+ * that CPU's transmit queue, so packets of one QP sent from two CPUs can
+ * arrive out of order, and the responder NAKs each such gap.
  */
 int vhca_engine_init(void)
 {
 	vhca_engine_wq = alloc_workqueue("vhca_engine",
 					 WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM,
 					 0);
-	return vhca_engine_wq ? 0 : -ENOMEM;
+	if (!vhca_engine_wq)
+		return -ENOMEM;
+	vhca_engine_wire_wq = alloc_workqueue("vhca_engine_wire",
+					      WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (vhca_engine_wire_wq)
+		return 0;
+	destroy_workqueue(vhca_engine_wq);
+	return -ENOMEM;
 }
 
-/* After every QP is gone: each cancelled its work item when destroyed. */
+/* After every QP is gone: each cancelled its work items when destroyed. */
 void vhca_engine_exit(void)
 {
+	destroy_workqueue(vhca_engine_wire_wq);
 	destroy_workqueue(vhca_engine_wq);
 }
 
-/* Queue the QP's work item: the requester, or the UD sender. */
+/*
+ * Queue the QP's work item: the requester, or the UD sender; on req.tx_cpu
+ * when the requester has one.
+ */
 void vhca_engine_kick(struct vhca_qp *qp)
 {
-	if (!READ_ONCE(qp->dying))
+	int cpu;
+
+	if (READ_ONCE(qp->dying))
+		return;
+	cpu = READ_ONCE(qp->req.tx_cpu);
+	if (cpu >= 0)
+		queue_work_on(cpu, vhca_engine_wire_wq, &qp->wire_work);
+	else
 		queue_work(vhca_engine_wq, &qp->tx_work);
 }
 
@@ -69,6 +93,8 @@ int vhca_engine_qp_init(struct vhca_qp *qp)
 
 	INIT_WORK(&qp->tx_work, vhca_qp_connected(qp) ?
 		  vhca_req_work : vhca_ud_work);
+	INIT_WORK(&qp->wire_work, vhca_req_wire_work);
+	qp->req.tx_cpu = -1;
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
 	hrtimer_setup(&qp->req.rnr_timer, vhca_req_rnr_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
@@ -102,6 +128,7 @@ void vhca_engine_qp_fini(struct vhca_qp *qp)
 	WRITE_ONCE(qp->dying, true);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	cancel_work_sync(&qp->tx_work);
+	cancel_work_sync(&qp->wire_work);
 	timer_shutdown_sync(&qp->req.rexmit_timer);
 	hrtimer_cancel(&qp->req.rnr_timer);
 	hrtimer_cancel(&qp->db.timer);

@@ -116,8 +116,10 @@ struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
  * @list: the packets, built under the QP's locks; emptied
  *
  * Called with no QP lock held (a local delivery may come back to @qp).
+ *
+ * Return: true when a packet took the wire (vhca_net_xmit_list()).
  */
-void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list);
+bool vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list);
 
 /**
  * vhca_tx_queue_ack() - an ACK or NAK of the responder onto a list
@@ -211,7 +213,10 @@ void vhca_comp_wqe(struct vhca_qp *qp, u8 status);
  * Sends up to VHCA_REQ_BUDGET packets of the WQEs the doorbell shows, after
  * dropping sq_lock.  Any context: the work item (vhca_req_work()), the kick
  * system call, the doorbell's timer.  Passes never overlap; a caller that
- * finds one under way has it queue the work item when it ends.
+ * finds one under way has it queue the work item when it ends.  While
+ * packets the QP sent to the wire are unacknowledged, passes run on the
+ * CPU that sent them (req.tx_cpu): a caller on another CPU queues the work
+ * item there instead.
  */
 void vhca_req_run(struct vhca_qp *qp);
 
@@ -225,6 +230,7 @@ void vhca_req_run(struct vhca_qp *qp);
  */
 void vhca_req_drain(struct vhca_qp *qp);
 void vhca_req_work(struct work_struct *work);
+void vhca_req_wire_work(struct work_struct *work);
 
 /**
  * vhca_req_rexmit_timer() - the retransmit timer's handler

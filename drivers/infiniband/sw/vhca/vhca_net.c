@@ -847,7 +847,8 @@ static int vhca_net_gso(struct sk_buff *skb, struct sk_buff_head *more,
 
 /*
  * Send skb, and the packets of more that can go with it (vhca_net_gso());
- * see vhca_net_xmit().
+ * see vhca_net_xmit().  Returns 1 when skb took the wire, 0 when it was
+ * delivered in the kernel, or an error.
  */
 static int vhca_net_send(struct vhca_dev *vdev,
 			 const struct ib_global_route *grh, u16 sport,
@@ -925,7 +926,7 @@ static int vhca_net_send(struct vhca_dev *vdev,
 		return err;
 	atomic64_add(n, &vdev->counters[VHCA_CNT_TX_PACKETS]);
 	atomic64_add((u64)n * len, &vdev->counters[VHCA_CNT_TX_BYTES]);
-	return 0;
+	return 1;
 
 err_free:
 	kfree_skb(skb);
@@ -935,17 +936,22 @@ err_free:
 int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
 		  u16 sport, struct dst_cache *route, struct sk_buff *skb)
 {
-	return vhca_net_send(vdev, grh, sport, route, skb, NULL);
+	int err = vhca_net_send(vdev, grh, sport, route, skb, NULL);
+
+	return err < 0 ? err : 0;
 }
 
-void vhca_net_xmit_list(struct vhca_dev *vdev,
+bool vhca_net_xmit_list(struct vhca_dev *vdev,
 			const struct ib_global_route *grh, u16 sport,
 			struct dst_cache *route, struct sk_buff_head *list)
 {
 	struct sk_buff *skb;
+	bool wire = false;
 
 	while ((skb = __skb_dequeue(list)))
-		vhca_net_send(vdev, grh, sport, route, skb, list);
+		if (vhca_net_send(vdev, grh, sport, route, skb, list) > 0)
+			wire = true;
+	return wire;
 }
 
 static bool vhca_net_in_use(const struct net *net)

@@ -90,9 +90,10 @@ int vhca_net_xmit(struct vhca_dev *vdev, const struct ib_global_route *grh,
  * as one UDP GSO packet of at most 64 KiB (its frag_list holds each with
  * its own headers and ICRC; a receiving host's UDP, or a device without
  * the feature, cuts it back into those packets): IP output, the devices
- * and the receiving host's IP and UDP take them once.
+ * and the receiving host's IP and UDP take them once.  Returns true when
+ * a packet took the wire (the IP stack sent it without error).
  */
-void vhca_net_xmit_list(struct vhca_dev *vdev,
+bool vhca_net_xmit_list(struct vhca_dev *vdev,
 			const struct ib_global_route *grh, u16 sport,
 			struct dst_cache *route, struct sk_buff_head *list);
 

@@ -145,6 +145,7 @@ static void vhca_qp_engine_state(struct vhca_qp *qp, enum ib_qp_state prev)
 		qp->req.rnr_wait = false;
 		qp->req.wire = false;
 		qp->req.remote = false;
+		WRITE_ONCE(qp->req.tx_cpu, -1);
 		break;
 	case IB_QPS_ERR:
 	case IB_QPS_RESET:

@@ -117,6 +117,12 @@ struct vhca_qp_req {
 	bool rnr_wait;			/* an RNR NAK's delay is on rnr_timer */
 	bool running;			/* a requester pass is under way ... */
 	bool again;			/* ... and another was asked for */
+	/*
+	 * The CPU that sent the last packets that took the wire, -1 for
+	 * none: passes run there while any is unacknowledged
+	 * (vhca_req_run()).  Read without the lock by vhca_engine_kick().
+	 */
+	int tx_cpu;
 	struct timer_list rexmit_timer;
 	struct hrtimer rnr_timer;
 };
@@ -214,6 +220,7 @@ struct vhca_qp {
 	struct vhca_handle *handle;	/* in qp_xa */
 	bool dying;			/* destroy: no more work or timers */
 	struct work_struct tx_work;	/* requester, or UD sender */
+	struct work_struct wire_work;	/* requester, on req.tx_cpu */
 	struct vhca_qp_req req;
 	struct vhca_qp_comp comp;
 	struct vhca_qp_db db;

@@ -8,8 +8,11 @@
  * poll window).  The completer and the responder only schedule it (the
  * work item, or a note for the pass under way).
  */
+#include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/sched.h>
 #include <linux/skbuff.h>
+#include <linux/smp.h>
 #include <linux/timer.h>
 
 #include "vhca_engine.h"
@@ -130,6 +133,25 @@ static enum vhca_req_delivery vhca_req_deliver_segs(struct vhca_qp *qp,
 }
 
 /*
+ * Whether a pass may not run on this CPU: packets the QP sent to the wire
+ * from another (online) CPU are unacknowledged.  A veth hands each packet
+ * to the receive backlog of the CPU that sends it, and a multiqueue NIC
+ * takes it on that CPU's transmit queue: packets sent from a second CPU
+ * while the first CPU's are still waiting (a backlog left to ksoftirqd)
+ * would overtake them, and the responder would NAK the gap and drop what
+ * follows it.
+ * Once all are acknowledged, none is left on the way, and the QP may send
+ * from any CPU.  sq_lock held, migration off.
+ */
+static bool vhca_req_elsewhere(const struct vhca_qp *qp)
+{
+	int cpu = qp->req.tx_cpu;
+
+	return cpu >= 0 && cpu != smp_processor_id() && cpu_online(cpu) &&
+	       vhca_req_busy(qp);
+}
+
+/*
  * One requester pass, its runs placed and its packets sent after the lock
  * is dropped, then the doorbell's state.  Passes never overlap, so packets
  * leave in PSN order: a caller that finds one under way leaves a note
@@ -138,6 +160,8 @@ static enum vhca_req_delivery vhca_req_deliver_segs(struct vhca_qp *qp,
  * another pass (the packets that followed the runs are dropped: they would
  * arrive out of order), and until the peer acknowledged them; a peer that
  * is not local gets packets from then on, until the next RTR.
+ * While packets it sent to the wire are unacknowledged, the pass runs on
+ * the CPU that sent them, or not at all (vhca_req_elsewhere()).
  * Returns true when work is left: the budget ran out, WQEs came in the
  * doorbell's last look, or another caller left its note.
  */
@@ -150,17 +174,29 @@ static bool vhca_req_run_pass(struct vhca_qp *qp)
 	unsigned long flags;
 	bool again = false;
 	u32 nsegs, refused;
+	bool wire;
+	int cpu;
 
 	__skb_queue_head_init(&list);
+	/* Its packets leave from the CPU it was let run on. */
+	migrate_disable();
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count ||
 	    qp->req.rnr_wait) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		migrate_enable();
 		return false;
 	}
 	if (qp->req.running) {
 		qp->req.again = true;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		migrate_enable();
+		return false;
+	}
+	if (vhca_req_elsewhere(qp)) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		migrate_enable();
+		vhca_engine_kick(qp);
 		return false;
 	}
 	qp->req.running = true;
@@ -205,12 +241,16 @@ static bool vhca_req_run_pass(struct vhca_qp *qp)
 		vhca_req_go_back(qp, seg->pkt.psn);
 	}
 
-	vhca_tx_list(qp, &list);
+	wire = vhca_tx_list(qp, &list);
+	cpu = smp_processor_id();
+	migrate_enable();
 	if (failed != IB_WC_SUCCESS)
 		vhca_qp_fatal(qp, failed);
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->req.running = false;
+	if (wire)
+		WRITE_ONCE(qp->req.tx_cpu, cpu);
 	again |= qp->req.again;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	return again;
@@ -243,14 +283,23 @@ void vhca_req_drain(struct vhca_qp *qp)
 	}
 }
 
-/* The work item of an RC QP: the requester, then the responder's READs. */
-void vhca_req_work(struct work_struct *work)
+static void vhca_req_work_run(struct vhca_qp *qp)
 {
-	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
-
 	vhca_req_drain(qp);
 	if (vhca_resp_run(qp))
 		vhca_engine_kick(qp);
+}
+
+/* The work item of an RC QP: the requester, then the responder's READs. */
+void vhca_req_work(struct work_struct *work)
+{
+	vhca_req_work_run(container_of(work, struct vhca_qp, tx_work));
+}
+
+/* The same, queued on req.tx_cpu (vhca_engine_kick()). */
+void vhca_req_wire_work(struct work_struct *work)
+{
+	vhca_req_work_run(container_of(work, struct vhca_qp, wire_work));
 }
 
 /* Send again from the oldest unacknowledged WQE. */

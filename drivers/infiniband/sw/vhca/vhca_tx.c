@@ -33,13 +33,13 @@ struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
 	return skb;
 }
 
-void vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
+bool vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
 {
 	struct sk_buff *skb;
 
 	skb_queue_walk(list, skb)
 		vhca_net_cb(skb)->src_qpn = qp->ibqp.qp_num;
-	vhca_net_xmit_list(to_vdev(qp->ibqp.device), &qp->attr.ah_attr.grh,
+	return vhca_net_xmit_list(to_vdev(qp->ibqp.device), &qp->attr.ah_attr.grh,
 			   vhca_qp_sport(qp), &qp->route, list);
 }
 

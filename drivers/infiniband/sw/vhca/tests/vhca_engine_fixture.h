@@ -33,6 +33,8 @@ struct engine_test {
 	struct ib_mr *mr;		/* DMA MR: kernel addresses */
 	struct vhca_qp *req, *resp;
 	atomic_t kicks;			/* tx_work runs */
+	atomic_t wire_kicks;		/* wire_work runs ... */
+	int wire_cpu;			/* ... and the CPU of the last */
 	u8 *local, *remote;		/* BUF_LEN each */
 	unsigned int saved_poll_budget;
 };
@@ -48,6 +50,16 @@ static void engine_test_work(struct work_struct *work)
 	struct vhca_qp *qp = container_of(work, struct vhca_qp, tx_work);
 
 	atomic_inc(&engine_test_of(qp)->kicks);
+}
+
+/* The work item on req.tx_cpu: counts, and notes where it ran. */
+static void engine_test_wire_work(struct work_struct *work)
+{
+	struct vhca_qp *qp = container_of(work, struct vhca_qp, wire_work);
+	struct engine_test *t = engine_test_of(qp);
+
+	WRITE_ONCE(t->wire_cpu, raw_smp_processor_id());
+	atomic_inc(&t->wire_kicks);
 }
 
 static struct vhca_cq *new_cq(struct kunit *test, struct engine_test *t)
@@ -110,6 +122,7 @@ static struct vhca_qp *new_qp(struct kunit *test, struct engine_test *t,
 	KUNIT_ASSERT_NOT_NULL(test, qp->recs.db);
 	KUNIT_ASSERT_NOT_NULL(test, qp->recs.st);
 	INIT_WORK(&qp->tx_work, engine_test_work);
+	INIT_WORK(&qp->wire_work, engine_test_wire_work);
 	skb_queue_head_init(&qp->resp.backlog);
 	timer_setup(&qp->req.rexmit_timer, vhca_req_rexmit_timer, 0);
 	hrtimer_init(&qp->req.rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -153,6 +166,7 @@ static void free_qp(struct engine_test *t, struct vhca_qp *qp)
 	hrtimer_cancel(&qp->req.rnr_timer);
 	hrtimer_cancel(&qp->db.timer);
 	cancel_work_sync(&qp->tx_work);
+	cancel_work_sync(&qp->wire_work);
 	vhca_resp_drop_held(qp);
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	vhca_rmsg_close(&qp->resp.msg);
@@ -187,6 +201,7 @@ static int engine_test_init_with(struct kunit *test, u8 retry_cnt,
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	test->priv = t;
 	skb_queue_head_init(&engine_test_sent);
+	engine_test_wire = false;
 	t->saved_poll_budget = poll_budget;
 	poll_budget = 0;
 	t->vdev = kunit_kzalloc(test, sizeof(*t->vdev), GFP_KERNEL);

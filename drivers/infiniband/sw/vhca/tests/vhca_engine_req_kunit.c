@@ -4,7 +4,8 @@
  * RC requester and completer (go-back-N on a sequence NAK and on timeout,
  * retries and RNR retries counted, the RNR delay, ACKs for nothing, the
  * doorbell's window in a ping-pong, a QP without a send queue, RTS to RTS,
- * PSN wrap, READ response gaps).
+ * PSN wrap, READ response gaps, a wire QP's passes on the CPU that sent
+ * what is unacknowledged).
  * Included by vhca_engine_kunit.c, whose fixture (vhca_engine_fixture.h)
  * and engine sources it uses.
  */
@@ -619,6 +620,66 @@ static void engine_ack_per_pass(struct kunit *test)
 		expect_cqe(test, t->send_cq, i, IB_WC_SUCCESS, IB_WC_SEND);
 }
 
+/* One requester pass on the CPU work_on_cpu() runs it on. */
+static long run_pass_here(void *qp)
+{
+	vhca_req_run(qp);
+	return 0;
+}
+
+/*
+ * Packets that took the wire from one CPU are unacknowledged: a pass on
+ * another CPU sends nothing and queues the work item on the first, whose
+ * pass sends; once everything is acknowledged, the other CPU sends and
+ * is the QP's from then on.
+ */
+static void engine_wire_one_cpu(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	int a, b, before;
+
+	a = cpumask_first(cpu_online_mask);
+	b = cpumask_next(a, cpu_online_mask);
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "a second CPU online is needed");
+	engine_test_wire = true;
+	post_send(t, 1, VHCA_WR_SEND, t->local, 8, 0);
+	work_on_cpu(a, run_pass_here, t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(t->req->req.tx_cpu), a);
+
+	flush_work(&t->req->wire_work);
+	before = atomic_read(&t->wire_kicks);
+	post_send(t, 2, VHCA_WR_SEND, t->local, 8, 0);
+	work_on_cpu(b, run_pass_here, t->req);
+	expect_nothing_sent(test);
+	flush_work(&t->req->wire_work);
+	KUNIT_EXPECT_GT(test, atomic_read(&t->wire_kicks), before);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(t->wire_cpu), a);
+	work_on_cpu(a, run_pass_here, t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	expect_nothing_sent(test);
+
+	deliver_ack(test, t, SQ_PSN + 1);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_SEND);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
+	post_send(t, 3, VHCA_WR_SEND, t->local, 8, 0);
+	work_on_cpu(b, run_pass_here, t->req);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 2, NULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(t->req->req.tx_cpu), b);
+}
+
+/* Packets that stay in the kernel (a local peer) tie the QP to no CPU. */
+static void engine_local_no_cpu(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+
+	send_n(test, t, 2);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN, NULL);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 1, NULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(t->req->req.tx_cpu), -1);
+}
+
 static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_seq_nak_go_back_n),
 	KUNIT_CASE(engine_timeout_go_back_n),
@@ -634,6 +695,8 @@ static struct kunit_case vhca_engine_req_cases[] = {
 	KUNIT_CASE(engine_read_gap_rerequested),
 	KUNIT_CASE(engine_ack_coalescing),
 	KUNIT_CASE(engine_ack_per_pass),
+	KUNIT_CASE(engine_wire_one_cpu),
+	KUNIT_CASE(engine_local_no_cpu),
 	{}
 };
 
