@@ -55,6 +55,19 @@ static u8 vhca_nak_status(u8 syndrome)
 }
 
 /*
+ * A response's payload: a packet's (skb at off), or a local responder's
+ * run of npkts READ responses (src: direct placement, no skb), whose fate
+ * goes back in run (enum vhca_rd_run).
+ */
+struct vhca_comp_in {
+	struct sk_buff *skb;
+	u32 off;
+	struct vhca_src *src;
+	u32 npkts;
+	int run;
+};
+
+/*
  * What handling one response leaves to do: the outcome of each step.
  * A step that returns false ends the response without restarting the
  * timer (the QP fails, or nothing it held was outstanding).
@@ -157,42 +170,73 @@ static bool vhca_comp_no_value_ack(struct vhca_qp *qp,
 }
 
 /*
- * Whether a READ response of opcode, carrying paylen bytes, fits the READ
- * wqe at its index-th PSN: every response carries that PSN's share of the
+ * Whether READ responses index to index + npkts - 1 of the READ wqe (one
+ * packet, or a local responder's run of them), of opcode, carrying
+ * paylen bytes, fit it: every response carries its PSN's share of the
  * READ (a full path MTU but the last), the READ's last ends its responses
  * (LAST or ONLY) and no other does, and only its first or the first of a
  * READ asked again from there (vhca_comp_check_read_psn()) begins them
- * (FIRST or ONLY).  Anything else would complete the READ with bytes never
- * written.
+ * (FIRST or ONLY; begun is false for a run's rest, trimmed of responses
+ * that came already).  Anything else would complete the READ with bytes
+ * never written.
  */
 static bool vhca_comp_read_shape_ok(const struct vhca_swqe *wqe, u8 opcode,
-				    u32 index, u32 mtu, u32 paylen)
+				    bool begun, u32 index, u32 npkts, u32 mtu,
+				    u32 paylen)
 {
 	u32 last = vhca_pkt_npkts(wqe->len, mtu) - 1;
-	bool first = opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST ||
-		     opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	bool first = begun && (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST ||
+			       opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY);
 	bool end = opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
 		   opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
-	bool at_last = index == last;
+	u64 bytes;
 
-	if (index > last || end != at_last || (!index && !first))
+	if (!npkts || index > last || npkts - 1 > last - index ||
+	    end != (index + npkts - 1 == last) || (!index && !first))
 		return false;
-	return paylen == vhca_pkt_seg_len(wqe->len, mtu, index);
+	bytes = min_t(u64, wqe->len - (u64)index * mtu, (u64)npkts * mtu);
+	return paylen == bytes;
 }
 
 /*
- * do_read: a READ response for the oldest outstanding READ, its payload
- * placed into the local SGEs at its offset, in order (or the answer of an
- * ATOMIC WRITE or a FLUSH).  False when the response ends without the timer's
- * restart.
+ * A local responder's run of READ responses from PSN *psn, npkts of them
+ * in *npkts: the part that did not come already (responses before
+ * comp.psn, from a reply asked again from before them), its payload from
+ * *skip bytes on.  False when all of it came: a duplicate.
+ */
+static bool vhca_comp_run_rest(struct vhca_qp *qp, const struct vhca_swqe *wqe,
+			       u32 *psn, u32 *npkts, u32 *skip)
+{
+	u32 mtu = vhca_qp_mtu(qp), came;
+
+	*skip = 0;
+	if (vhca_psn_before(qp->comp.psn, wqe->first_psn) ||
+	    vhca_psn_after(qp->comp.psn, wqe->last_psn) ||
+	    !vhca_psn_before(*psn, qp->comp.psn))
+		return true;
+	came = vhca_psn_diff(qp->comp.psn, *psn);
+	if (came >= *npkts)
+		return false;
+	*psn = qp->comp.psn;
+	*npkts -= came;
+	*skip = came * mtu;
+	return true;
+}
+
+/*
+ * do_read: READ responses for the oldest outstanding READ (a packet, or a
+ * local responder's run), their payload placed into the local SGEs at
+ * their offset, in order (or the answer of an ATOMIC WRITE or a FLUSH).
+ * False when the response ends without the timer's restart.
  */
 static bool vhca_comp_read_response(struct vhca_qp *qp,
 				    const struct vhca_pkt *pkt,
-				    struct sk_buff *skb, u32 off,
+				    struct vhca_comp_in *in,
 				    struct vhca_comp_result *res)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 mtu = vhca_qp_mtu(qp), psn = pkt->psn, index;
+	u32 mtu = vhca_qp_mtu(qp), psn = pkt->psn, npkts = in->npkts;
+	u32 skip = 0, index;
 	struct vhca_swqe *wqe;
 	int err;
 
@@ -201,22 +245,38 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 	wqe = vhca_qp_swqe(qp, qp->sq_tail);
 	if (wqe->hdr.opcode == VHCA_WR_ATOMIC_WRITE ||
 	    wqe->hdr.opcode == VHCA_WR_FLUSH)
-		return vhca_comp_no_value_ack(qp, wqe, pkt, res);
+		return !in->src && vhca_comp_no_value_ack(qp, wqe, pkt, res);
 	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ)
 		return false;	/* not what the oldest asked for */
+	if (in->src && !vhca_comp_run_rest(qp, wqe, &psn, &npkts, &skip)) {
+		in->run = VHCA_RD_RUN_DUP;
+		return true;
+	}
 	if (!vhca_comp_check_read_psn(qp, wqe, psn, res))
 		return true;
 	index = vhca_psn_diff(psn, wqe->first_psn);
-	if (!vhca_comp_read_shape_ok(wqe, pkt->opcode, index, mtu,
-				     pkt->paylen)) {
+	if (!vhca_comp_read_shape_ok(wqe, pkt->opcode, !skip, index, npkts,
+				     mtu, pkt->paylen - skip)) {
 		/* Malformed: dropped, as if lost; the READ stays pending. */
 		atomic64_inc(&vdev->counters[VHCA_CNT_RX_MALFORMED]);
 		return false;
 	}
-	err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, wqe->sge, wqe->hdr.num_sge,
-				(u64)index * mtu,
-				skb, off, pkt->paylen, VHCA_COPY_TO_MR,
-				IB_ACCESS_LOCAL_WRITE);
+	if (in->src)
+		err = vhca_sge_copy_src(vdev, qp->ibqp.pd, wqe->sge,
+					wqe->hdr.num_sge, (u64)index * mtu,
+					in->src, skip, pkt->paylen - skip,
+					IB_ACCESS_LOCAL_WRITE);
+	else
+		err = vhca_sge_copy_skb(vdev, qp->ibqp.pd, wqe->sge,
+					wqe->hdr.num_sge, (u64)index * mtu,
+					in->skb, in->off, pkt->paylen,
+					VHCA_COPY_TO_MR, IB_ACCESS_LOCAL_WRITE);
+	if (err && in->src && in->src->failed) {
+		/* The responder's memory: its to answer, nothing completes. */
+		in->run = in->src->err == -EAGAIN ? VHCA_RD_RUN_SRC_AGAIN :
+						    VHCA_RD_RUN_SRC_ERR;
+		return false;
+	}
 	if (err == -EAGAIN) {
 		/* Not resident: asked again from here after the fault. */
 		vhca_req_go_back(qp, psn);
@@ -228,10 +288,11 @@ static bool vhca_comp_read_response(struct vhca_qp *qp,
 					      IB_WC_LOC_PROT_ERR;
 		return false;
 	}
-	qp->comp.psn = vhca_psn_add(psn, 1);
+	qp->comp.psn = vhca_psn_add(psn, npkts);
 	qp->comp.acked_psn = qp->comp.psn;
 	qp->comp.read_retried = false;
-	if (psn == wqe->last_psn)
+	in->run = VHCA_RD_RUN_PLACED;
+	if (vhca_psn_add(psn, npkts - 1) == wqe->last_psn)
 		vhca_comp_rd_atomic_done(qp, res);
 	res->acked = true;
 	return true;
@@ -401,18 +462,13 @@ static void vhca_comp_progress(struct vhca_qp *qp,
 		res->kick = vhca_db_idle(qp);
 }
 
-/**
- * vhca_comp_rx() - an ACK, NAK, READ response or atomic ACK for the requester
- * @qp: the RC QP it is for
- * @pkt: the parsed packet
- * @skb: the packet, for a READ response's payload
- * @off: where the payload starts in @skb
- *
- * Softirq.  Takes sq_lock; transmits nothing (a pass it asks for runs in
- * the QP's work item).
+/*
+ * A response for the requester (a packet, or a local responder's run of
+ * READ responses).  Softirq.  Takes sq_lock; transmits nothing (a pass it
+ * asks for runs in the QP's work item).
  */
-void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
-		  struct sk_buff *skb, u32 off)
+static void vhca_comp_handle(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			     struct vhca_comp_in *in)
 {
 	struct vhca_comp_result res = { .fatal = IB_WC_SUCCESS };
 	unsigned long flags;
@@ -434,7 +490,7 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	else if (pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
 		progress = vhca_comp_atomic_ack(qp, pkt, &res);
 	else
-		progress = vhca_comp_read_response(qp, pkt, skb, off, &res);
+		progress = vhca_comp_read_response(qp, pkt, in, &res);
 	/*
 	 * The answer to a lone READ or atomic is, to the doorbell, what a
 	 * message received is to the responder's (vhca_db_expire()): the
@@ -467,4 +523,33 @@ void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		vhca_qp_fatal(qp, res.fatal);
 	else if (res.kick)
 		vhca_engine_kick(qp);
+}
+
+/**
+ * vhca_comp_rx() - an ACK, NAK, READ response or atomic ACK for the requester
+ * @qp: the RC QP it is for
+ * @pkt: the parsed packet
+ * @skb: the packet, for a READ response's payload
+ * @off: where the payload starts in @skb
+ *
+ * Softirq.  Takes sq_lock; transmits nothing (a pass it asks for runs in
+ * the QP's work item).
+ */
+void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+		  struct sk_buff *skb, u32 off)
+{
+	struct vhca_comp_in in = { .skb = skb, .off = off, .npkts = 1 };
+
+	vhca_comp_handle(qp, pkt, &in);
+}
+
+int vhca_comp_local_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 u32 npkts, struct vhca_src *src)
+{
+	struct vhca_comp_in in = {
+		.src = src, .npkts = npkts, .run = VHCA_RD_RUN_DROPPED,
+	};
+
+	vhca_comp_handle(qp, pkt, &in);
+	return in.run;
 }

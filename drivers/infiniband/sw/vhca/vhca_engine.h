@@ -121,6 +121,14 @@ struct sk_buff *vhca_tx_build(struct vhca_dev *vdev,
  */
 bool vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list);
 
+/*
+ * Count npkts packets of bytes (BTH through ICRC) from device src to
+ * device dst, placed directly (no packet): as delivered in the kernel,
+ * and in src's direct_packets.
+ */
+void vhca_tx_count_direct(struct vhca_dev *src, struct vhca_dev *dst,
+			  u32 npkts, u32 bytes);
+
 /**
  * vhca_tx_queue_ack() - an ACK or NAK of the responder onto a list
  * @qp: the QP, its rq_lock held (the AETH carries its MSN)
@@ -315,6 +323,33 @@ void vhca_resp_drop_held(struct vhca_qp *qp);
 
 void vhca_comp_rx(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 		  struct sk_buff *skb, u32 off);
+
+/* What the completer made of a local responder's run of READ responses. */
+enum vhca_rd_run {
+	VHCA_RD_RUN_PLACED,	/* its bytes landed in the READ's SGEs */
+	VHCA_RD_RUN_DUP,	/* they all came already: nothing to do */
+	VHCA_RD_RUN_DROPPED,	/* dropped as its packets would be */
+	VHCA_RD_RUN_SRC_AGAIN,	/* the responder's ODP memory not resident */
+	VHCA_RD_RUN_SRC_ERR,	/* the responder's MR refused the read */
+};
+
+/**
+ * vhca_comp_local_read() - a local responder's run of READ responses
+ * @qp: the requester's QP, an RC QP (found under RCU, BHs off, its peer
+ *      checked by the caller)
+ * @pkt: the run as one response: the first's PSN, the opcode of the whole
+ *       run (FIRST, MIDDLE, LAST or ONLY), all of its payload
+ * @npkts: the responses (PSNs) it stands for
+ * @src: where its payload comes from, the READ's MR at the responder
+ *
+ * Checks as for the responses (vhca_comp_rx()) and places their payload
+ * into the READ's SGEs with one copy from the responder's MR.  Softirq;
+ * takes sq_lock, under which it copies.
+ *
+ * Return: an enum vhca_rd_run.
+ */
+int vhca_comp_local_read(struct vhca_qp *qp, const struct vhca_pkt *pkt,
+			 u32 npkts, struct vhca_src *src);
 
 /* vhca_resp.c */
 

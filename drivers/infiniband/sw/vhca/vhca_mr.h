@@ -455,17 +455,24 @@ int vhca_mr_copy_skb(struct vhca_mr *mr, u32 key, u64 iova,
  * The payload of a local requester's message (direct placement, no
  * packets): the bytes of its WQE, its inline data or gathered through its
  * SGEs (a kernel copy its requester validated) with its device's MRs and
- * its PD's rights.  failed: a gather failed, the sender's error (an SGE's
- * MR gone or no longer granting the range since the WQE was checked),
- * not the receiver's.
+ * its PD's rights; or a local responder's READ responses, read from the
+ * MR the READ names (mr, referenced and checked for remote read by the
+ * responder; key and va of byte 0 of the run).  failed: a gather failed,
+ * the sender's error (an SGE's MR gone or no longer granting the range
+ * since the WQE was checked, the READ's MR invalidated or its ODP memory
+ * not resident), not the receiver's; err is its error.
  */
 struct vhca_src {
 	struct vhca_dev *vdev;
 	const struct ib_pd *pd;
 	const struct vhca_sge *sge;
 	u32 num_sge;
-	const u8 *data;		/* inline data, or NULL: sge */
+	const u8 *data;		/* inline data, or NULL: sge or mr */
+	struct vhca_mr *mr;	/* a READ's MR, or NULL */
+	u32 key;
+	u64 va;
 	bool failed;
+	int err;
 };
 
 /*

@@ -29,8 +29,9 @@ struct vhca_kbuf {
 
 /*
  * n bytes of a local requester's payload, from off, to mem: its inline
- * data, or gathered through its SGEs with its PD's rights.  A failure is
- * the sender's (src->failed), not the receiver's.
+ * data, or gathered through its SGEs with its PD's rights; or of a local
+ * responder's READ responses, from its MR.  A failure is the sender's
+ * (src->failed, src->err), not the receiver's.
  */
 static int vhca_src_gather(struct vhca_src *src, u32 off, void *mem, u32 n)
 {
@@ -40,10 +41,17 @@ static int vhca_src_gather(struct vhca_src *src, u32 off, void *mem, u32 n)
 		memcpy(mem, src->data + off, n);
 		return 0;
 	}
-	err = vhca_sge_copy(src->vdev, src->pd, src->sge, src->num_sge, off,
-			    mem, n, VHCA_COPY_FROM_MR, 0);
-	if (err)
+	if (src->mr)
+		err = vhca_mr_copy(src->mr, src->key, src->va + off, mem, n,
+				   VHCA_COPY_FROM_MR);
+	else
+		err = vhca_sge_copy(src->vdev, src->pd, src->sge,
+				    src->num_sge, off, mem, n,
+				    VHCA_COPY_FROM_MR, 0);
+	if (err) {
 		src->failed = true;
+		src->err = err;
+	}
 	return err;
 }
 

@@ -337,6 +337,23 @@ static void vhca_req_fill(struct vhca_qp *qp, const struct vhca_swqe *wqe,
 	};
 }
 
+/* A READ partly answered already asks only for the rest again. */
+static void vhca_req_read_rest(struct vhca_qp *qp, const struct vhca_swqe *wqe,
+			       struct vhca_pkt *pkt)
+{
+	u32 done;
+
+	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ ||
+	    wqe != vhca_qp_swqe(qp, qp->sq_tail) ||
+	    !vhca_psn_after(qp->comp.psn, wqe->first_psn) ||
+	    vhca_psn_after(qp->comp.psn, wqe->last_psn))
+		return;
+	done = vhca_psn_diff(qp->comp.psn, wqe->first_psn) * vhca_qp_mtu(qp);
+	pkt->psn = qp->comp.psn;
+	pkt->reth_va += done;
+	pkt->reth_len -= done;
+}
+
 /*
  * Queue packet n of WQE wqe.  Returns 0, -EAGAIN when its local ODP
  * memory is not resident (nothing queued: a fault runs), or the work
@@ -347,26 +364,14 @@ static int vhca_req_packet(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 n,
 			   struct sk_buff_head *list)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	bool read = wqe->hdr.opcode == VHCA_WR_RDMA_READ;
 	u32 mtu = vhca_qp_mtu(qp);
 	struct vhca_pkt pkt;
 	struct sk_buff *skb;
 	void *payload;
-	u32 done = 0;
 	int err = 0;
 
 	vhca_req_fill(qp, wqe, n, 1, &pkt);
-
-	/* A READ partly answered already asks only for the rest again. */
-	if (read && wqe == vhca_qp_swqe(qp, qp->sq_tail) &&
-	    vhca_psn_after(qp->comp.psn, wqe->first_psn) &&
-	    !vhca_psn_after(qp->comp.psn, wqe->last_psn)) {
-		done = vhca_psn_diff(qp->comp.psn, wqe->first_psn) * mtu;
-		pkt.psn = qp->comp.psn;
-		pkt.reth_va += done;
-		pkt.reth_len -= done;
-	}
-
+	vhca_req_read_rest(qp, wqe, &pkt);
 	skb = vhca_tx_build(vdev, &pkt, &payload);
 	if (IS_ERR(skb))
 		return 0;	/* lost: the timer resends it */
@@ -442,7 +447,8 @@ bool vhca_req_pending(struct vhca_qp *qp)
 /*
  * Direct placement: whether the requester may build a run of WQE wqe's
  * packets for the peer's responder to place from its memory, without
- * packets: an RC SEND or WRITE (READs and atomics are answered by
+ * packets: an RC SEND or WRITE, or a READ's request (whose responses the
+ * responder places likewise; atomics, ATOMIC WRITE and FLUSH go as
  * packets), with no packet in flight that a run could overtake (until
  * the peer acknowledged wire_end), to a peer not found remote.  Whether
  * the peer is local, the delivery finds out (vhca_req_deliver_segs()).
@@ -450,7 +456,8 @@ bool vhca_req_pending(struct vhca_qp *qp)
 static bool vhca_req_direct(struct vhca_qp *qp, const struct vhca_swqe *wqe)
 {
 	if (qp->ibqp.qp_type != IB_QPT_RC || qp->req.remote ||
-	    vhca_wr_rd_atomic(wqe->hdr.opcode))
+	    (wqe->hdr.opcode != VHCA_WR_RDMA_READ &&
+	     vhca_wr_rd_atomic(wqe->hdr.opcode)))
 		return false;
 	if (qp->req.wire &&
 	    !vhca_psn_before(qp->comp.acked_psn, qp->req.wire_end))
@@ -461,22 +468,27 @@ static bool vhca_req_direct(struct vhca_qp *qp, const struct vhca_swqe *wqe)
 /*
  * A run of WQE wqe's packets from req.pkt on, budget at most, for after the
  * pass (vhca_req_deliver_segs()): as many as the window and VHCA_REQ_SEG_BYTES
- * allow (one at least).  Returns the packets it covers, 0 when the pass
- * has built as many runs as it can hold.
+ * allow (one at least); a READ's is its one request (for what is not
+ * answered yet).  Returns the packets it covers, 0 when the pass has built
+ * as many runs as it can hold.
  */
 static u32 vhca_req_seg(struct vhca_qp *qp, struct vhca_swqe *wqe, u32 budget)
 {
-	u32 mtu = vhca_qp_mtu(qp), n = qp->req.pkt, count;
+	u32 mtu = vhca_qp_mtu(qp), n = qp->req.pkt, count = 1;
 	struct vhca_req_seg *seg;
 
 	if (qp->req.nsegs == VHCA_REQ_SEGS)
 		return 0;
-	count = min3(vhca_pkt_npkts(wqe->len, mtu) - n, budget,
-		     max_t(u32, 1, VHCA_REQ_SEG_BYTES / mtu));
-	count = min_t(u32, count, VHCA_REQ_WINDOW -
-		      vhca_psn_diff(vhca_req_next_psn(qp), qp->comp.acked_psn));
+	if (wqe->hdr.opcode != VHCA_WR_RDMA_READ) {
+		count = min3(vhca_pkt_npkts(wqe->len, mtu) - n, budget,
+			     max_t(u32, 1, VHCA_REQ_SEG_BYTES / mtu));
+		count = min_t(u32, count, VHCA_REQ_WINDOW -
+			      vhca_psn_diff(vhca_req_next_psn(qp),
+					    qp->comp.acked_psn));
+	}
 	seg = &qp->req.segs[qp->req.nsegs++];
 	vhca_req_fill(qp, wqe, n, count, &seg->pkt);
+	vhca_req_read_rest(qp, wqe, &seg->pkt);
 	seg->npkts = count;
 	seg->off = n * mtu;
 	seg->wqe = wqe;

@@ -188,14 +188,136 @@ void vhca_resp_read_again(struct vhca_qp *qp, const struct vhca_pkt *pkt,
 	vhca_rd_reply_set(res, pkt, npsn);
 }
 
+/* A run of READ responses, for vhca_net_direct() to hand over. */
+struct vhca_rd_run_arg {
+	struct vhca_qp *qp;
+	struct vhca_pkt rsp;		/* the run as one response */
+	u32 npkts;			/* the responses it stands for */
+	u32 bytes;			/* theirs, BTH through ICRC */
+	struct vhca_src src;
+	int run;			/* enum vhca_rd_run */
+};
+
+/*
+ * Place a run of qp's READ responses in device dst's memory, through the
+ * completer of its peer QP there (BHs off, RCU): only a connected RC QP
+ * of that number whose peer is qp takes it, as only it takes the
+ * responses (vhca_engine_rx()).  Counted as the responses would be,
+ * delivered in the kernel, and in direct_packets.
+ */
+static bool vhca_resp_rd_place(struct vhca_dev *dst, void *arg)
+{
+	struct vhca_rd_run_arg *run = arg;
+	struct vhca_qp *qp = run->qp, *peer;
+	bool peer_ok;
+
+	peer = vhca_handle_get(&dst->qp_xa, run->rsp.dqpn);
+	if (!peer)
+		return false;
+	peer_ok = !READ_ONCE(peer->dying) &&
+		  peer->ibqp.qp_type == IB_QPT_RC &&
+		  vhca_net_direct_from(&qp->attr.ah_attr.grh, qp->ibqp.qp_num,
+				       &peer->attr.ah_attr.grh,
+				       peer->attr.dest_qp_num);
+	if (peer_ok)
+		run->run = vhca_comp_local_read(peer, &run->rsp, run->npkts,
+						&run->src);
+	vhca_handle_put(peer->handle);
+	if (peer_ok)
+		vhca_tx_count_direct(to_vdev(qp->ibqp.device), dst,
+				     run->npkts, run->bytes);
+	return peer_ok;
+}
+
+/*
+ * Direct placement: responses i to i + n - 1 of reply, at most a run's
+ * worth (VHCA_REQ_SEG_BYTES) of them, copied at once from mr (NULL for a
+ * READ of no byte), checked through pd for at's rkey, into a local
+ * requester's SGEs by its completer (vhca_comp_local_read()), without
+ * packets.  Returns the responses it accounts for (placed, or came
+ * already), 0 when the pass ends here (ODP memory not resident: without
+ * may_fault the work item goes on, with it once faulted in already),
+ * -ENODEV when the requester takes no run (packets from here),
+ * -ECANCELED when it dropped the run as it would drop its packets (those
+ * after it would come out of order: lost with it, the requester asks
+ * again), or -EACCES.
+ */
+static int vhca_resp_read_run(struct vhca_qp *qp,
+			      const struct vhca_rd_reply *reply,
+			      const struct vhca_rd_res *at, struct vhca_mr *mr,
+			      const struct ib_pd *pd, u32 i, u32 n,
+			      bool may_fault)
+{
+	u32 mtu = vhca_qp_mtu(qp), index = reply->sent + i, count, aeths;
+	struct vhca_rd_run_arg run = { .qp = qp };
+	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
+	u64 va = reply->va + (u64)index * mtu;
+	bool first, last, faulted = false;
+
+	count = min_t(u32, n, max_t(u32, 1, VHCA_REQ_SEG_BYTES / mtu));
+	first = !index;
+	last = index + count == reply->npkts;
+	run.npkts = count;
+	run.rsp = (struct vhca_pkt){
+		.opcode = first ? (last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+				   IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST) :
+			  last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+			  IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = vhca_psn_add(reply->psn, index),
+		.paylen = min_t(u64, reply->len - (u64)index * mtu,
+				(u64)count * mtu),
+		.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
+		.aeth_msn = at->msn,
+	};
+	if (mr && vhca_mr_check_remote_pd(mr, at->rkey, pd, qp->ibqp.qp_num,
+					  va, run.rsp.paylen,
+					  IB_ACCESS_REMOTE_READ))
+		return -EACCES;
+	/* An AETH in the reply's first and last response (one if ONLY). */
+	aeths = first + (last && reply->npkts > 1);
+	run.bytes = count * (IB_BTH_BYTES + IB_ICRC_BYTES) +
+		    aeths * sizeof(struct vhca_aeth) + run.rsp.paylen +
+		    vhca_pkt_pad(run.rsp.paylen);
+	for (;;) {
+		run.src = (struct vhca_src){
+			.vdev = vdev, .pd = pd, .mr = mr, .key = at->rkey,
+			.va = va,
+		};
+		run.run = VHCA_RD_RUN_DROPPED;
+		if (vhca_net_direct(vdev, &qp->attr.ah_attr.grh,
+				    vhca_resp_rd_place, &run) <= 0)
+			return -ENODEV;
+		switch (run.run) {
+		case VHCA_RD_RUN_PLACED:
+		case VHCA_RD_RUN_DUP:
+			return count;
+		case VHCA_RD_RUN_DROPPED:
+			return -ECANCELED;
+		case VHCA_RD_RUN_SRC_AGAIN:
+			/* A fault that fails refuses the rest. */
+			if (!may_fault || faulted)
+				return 0;
+			if (vhca_odp_fault(mr, va, run.rsp.paylen, true))
+				return -EACCES;
+			faulted = true;
+			break;
+		default:
+			return -EACCES;
+		}
+	}
+}
+
 /*
  * Build n responses of reply, from its next one on, from the MR of at's
  * rkey, checked through at's PD (both looked up again: an MR deregistered
  * or an XRC SRQ destroyed since the request refuses the rest), with at's
- * MSN, onto list.  Returns how many were built (fewer when memory ran
- * short: the requester reads again; or, at ODP memory not resident, the
- * next pass goes on: with may_fault, this one faults it in first), or
- * -EACCES.
+ * MSN, onto list; to a local requester of an RC QP, placed in runs
+ * instead (vhca_resp_read_run()).  Returns how many were built or placed
+ * (fewer when memory ran short: the requester reads again; or, at ODP
+ * memory not resident, the next pass goes on: with may_fault, this one
+ * faults it in first; all that are left when the requester dropped a
+ * run), or -EACCES.
  */
 static int vhca_resp_read_build(struct vhca_qp *qp,
 				const struct vhca_rd_reply *reply,
@@ -203,7 +325,8 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 				bool may_fault, struct sk_buff_head *list)
 {
 	struct vhca_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 mtu = vhca_qp_mtu(qp), rkey = at->rkey, i, index;
+	u32 mtu = vhca_qp_mtu(qp), rkey = at->rkey, i = 0, index;
+	bool direct = qp->ibqp.qp_type == IB_QPT_RC;
 	struct vhca_srq *srq = NULL;
 	const struct ib_pd *pd = NULL;
 	struct vhca_mr *mr = NULL;
@@ -218,7 +341,7 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 	}
 	if (mr)
 		pd = vhca_rd_pd(qp, at->xrc_srqn, &srq);
-	for (i = 0; i < n && !err; i++) {
+	while (i < n && !err) {
 		struct vhca_pkt rsp = {
 			.dqpn = qp->attr.dest_qp_num,
 			.aeth_syndrome = vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID),
@@ -226,6 +349,23 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 		};
 		u64 va;
 
+		if (direct) {
+			err = vhca_resp_read_run(qp, reply, at, mr, pd, i,
+						 n - i, may_fault);
+			if (err > 0) {
+				i += err;
+				err = 0;
+				continue;
+			}
+			if (err == -ECANCELED) {
+				i = reply->npkts - reply->sent;
+				err = 0;
+			}
+			if (err != -ENODEV)
+				break;
+			direct = false;
+			err = 0;
+		}
 		index = reply->sent + i;
 		va = reply->va + (u64)index * mtu;
 		rsp.psn = vhca_psn_add(reply->psn, index);
@@ -265,11 +405,12 @@ static int vhca_resp_read_build(struct vhca_qp *qp,
 			err = 0;
 			break;
 		}
+		i++;
 	}
 	vhca_xsrq_put(srq);
 	if (mr)
 		vhca_mr_put(mr);
-	return err ? -EACCES : i;
+	return err < 0 ? -EACCES : i;
 }
 
 /*

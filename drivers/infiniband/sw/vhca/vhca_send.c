@@ -24,19 +24,6 @@ struct vhca_req_run_arg {
 	bool nak;		/* the peer answered with a NAK or RNR NAK */
 };
 
-/* Count npkts packets of bytes (BTH through ICRC) from src to dst, placed. */
-static void vhca_req_count_direct(struct vhca_dev *src, struct vhca_dev *dst,
-				  u32 npkts, u32 bytes)
-{
-	atomic64_add(npkts, &src->counters[VHCA_CNT_TX_PACKETS]);
-	atomic64_add(bytes, &src->counters[VHCA_CNT_TX_BYTES]);
-	atomic64_add(npkts, &src->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
-	atomic64_add(npkts, &src->counters[VHCA_CNT_DIRECT_PACKETS]);
-	atomic64_add(npkts, &dst->counters[VHCA_CNT_RX_PACKETS]);
-	atomic64_add(bytes, &dst->counters[VHCA_CNT_RX_BYTES]);
-	atomic64_add(npkts, &dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
-}
-
 /*
  * Place run seg of qp in device dst's memory, through the responder of
  * its peer QP there (BHs off, RCU): only a connected RC QP of that number
@@ -76,17 +63,17 @@ static bool vhca_req_place(struct vhca_dev *dst, void *arg)
 	if (!placed)
 		return false;
 	/* BTH through ICRC of each packet: one RETH, ImmDt or IETH each. */
-	vhca_req_count_direct(vdev, dst, seg->npkts,
-			      vhca_pkt_opinfo(seg->pkt.opcode)->hdr_len +
-			      (seg->npkts - 1) * IB_BTH_BYTES +
-			      seg->pkt.paylen + vhca_pkt_pad(seg->pkt.paylen) +
-			      seg->npkts * IB_ICRC_BYTES);
+	vhca_tx_count_direct(vdev, dst, seg->npkts,
+			     vhca_pkt_opinfo(seg->pkt.opcode)->hdr_len +
+			     (seg->npkts - 1) * IB_BTH_BYTES +
+			     seg->pkt.paylen + vhca_pkt_pad(seg->pkt.paylen) +
+			     seg->npkts * IB_ICRC_BYTES);
 	if (ack.opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
 		run->nak = (ack.aeth_syndrome & VHCA_AETH_TYPE_MASK) !=
 			   VHCA_AETH_ACK;
-		vhca_req_count_direct(dst, vdev, 1,
-				      vhca_pkt_opinfo(ack.opcode)->hdr_len +
-				      IB_ICRC_BYTES);
+		vhca_tx_count_direct(dst, vdev, 1,
+				     vhca_pkt_opinfo(ack.opcode)->hdr_len +
+				     IB_ICRC_BYTES);
 		vhca_comp_rx(qp, &ack, NULL, 0);
 	}
 	return true;

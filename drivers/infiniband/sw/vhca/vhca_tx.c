@@ -43,6 +43,18 @@ bool vhca_tx_list(struct vhca_qp *qp, struct sk_buff_head *list)
 			   vhca_qp_sport(qp), &qp->route, list);
 }
 
+void vhca_tx_count_direct(struct vhca_dev *src, struct vhca_dev *dst,
+			  u32 npkts, u32 bytes)
+{
+	atomic64_add(npkts, &src->counters[VHCA_CNT_TX_PACKETS]);
+	atomic64_add(bytes, &src->counters[VHCA_CNT_TX_BYTES]);
+	atomic64_add(npkts, &src->counters[VHCA_CNT_LOCAL_TX_PACKETS]);
+	atomic64_add(npkts, &src->counters[VHCA_CNT_DIRECT_PACKETS]);
+	atomic64_add(npkts, &dst->counters[VHCA_CNT_RX_PACKETS]);
+	atomic64_add(bytes, &dst->counters[VHCA_CNT_RX_BYTES]);
+	atomic64_add(npkts, &dst->counters[VHCA_CNT_LOCAL_RX_PACKETS]);
+}
+
 void vhca_tx_queue_ack(struct vhca_qp *qp, u8 syndrome, u32 psn,
 		       struct sk_buff_head *list)
 {

@@ -211,16 +211,20 @@ static void engine_direct_rexmit_acked(struct kunit *test)
 }
 
 /*
- * A READ whose responses were lost, and a SEND after it that the peer
- * acknowledged: the retransmit timer goes back to the READ, whose request
- * leaves as a packet.  The SEND is no run after it (a run would be placed
- * before that packet leaves, and the peer, past the SEND, refuses it,
- * which drops the pass's packets): the READ's request goes, the peer
- * answers it again, and both WQEs complete after the one timeout.
+ * A READ whose responses were lost (the peer was not local then: its
+ * request and responses took packets), and a SEND after it that the peer
+ * acknowledged: the retransmit timer goes back to the READ.  Its
+ * request's run is refused (the peer is past it), so it leaves as a
+ * packet; the SEND is no run after it (a run would be placed before that
+ * packet leaves, and the peer, past the SEND, refuses it, which drops the
+ * pass's packets): the READ's request goes, the peer answers it again,
+ * in a run now, and both WQEs complete after the one timeout.
  */
 static void engine_direct_read_rexmit(struct kunit *test)
 {
 	struct engine_test *t = test->priv;
+	struct vhca_pkt pkt;
+	struct sk_buff *skb;
 	u8 *src, *dst;
 	int i;
 
@@ -235,7 +239,7 @@ static void engine_direct_read_rexmit(struct kunit *test)
 	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
 		  (uintptr_t)t->remote);
 	post_send(t, 2, VHCA_WR_SEND, src, 8, 0);
-	/* Packets both: the READ's request is not acknowledged yet. */
+	engine_test_direct_dev = NULL;
 	vhca_req_run(t->req);
 	loop_sent(t);
 	expect_cqe(test, t->recv_cq, 5, IB_WC_SUCCESS, IB_WC_RECV);
@@ -249,18 +253,29 @@ static void engine_direct_read_rexmit(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, t->req->comp.acked_psn, (u32)SQ_PSN + 4);
 	expect_no_cqe(test, t->send_cq);
 
+	/* The peer is local again, as the next RTR would find it. */
+	engine_test_direct_dev = t->vdev;
+	engine_test_direct_runs = 0;
+	t->req->req.remote = false;
 	fire_rexmit(t->req);
 	vhca_req_run(t->req);
-	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 0U);
-	loop_sent(t);		/* the READ and the SEND again, to the peer */
-	loop_sent(t);		/* its responses and ACK, to the requester */
-	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 1U);
+	KUNIT_ASSERT_EQ(test, skb_queue_len(&engine_test_sent), 2U);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &skb));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_RDMA_READ_REQUEST);
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)SQ_PSN);
+	receive(t, skb);	/* answered again, in a run */
+	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 2U);
 	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
-	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
 	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+	expect_sent(test, IB_OPCODE_RC_SEND_ONLY, SQ_PSN + 3, &pkt);
+	deliver(test, t, &pkt, 0x99);	/* the SEND, a duplicate */
+	loop_sent(t);			/* its ACK, to the requester */
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
 	expect_no_cqe(test, t->recv_cq);
-	KUNIT_EXPECT_EQ(test, dst[7], 0x77);
 	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RETRANSMITS), 1ULL);
+	KUNIT_EXPECT_EQ(test, dst[7], 0x77);
 }
 
 /*
@@ -392,6 +407,158 @@ static void engine_direct_fast_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
 }
 
+/*
+ * A READ of three packets: its request a run the peer takes, its
+ * responses one run its requester places at once, byte by byte, from the
+ * peer's MR; nothing sent, the responder's PSN and MSN and the counters
+ * as for the packets (a request, three responses with two AETHs).
+ */
+static void engine_direct_read(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	int i;
+
+	for (i = 0; i < BUF_LEN; i++)
+		t->remote[i] = 0x21 + i * 11;
+	post_send(t, 1, VHCA_WR_RDMA_READ, t->local, BUF_LEN,
+		  (uintptr_t)t->remote);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(t->local, t->remote, BUF_LEN), 0);
+	KUNIT_EXPECT_EQ(test, engine_test_direct_runs, 2U);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.psn, (u32)SQ_PSN + 3);
+	KUNIT_EXPECT_EQ(test, t->resp->resp.msn, 1U);
+	KUNIT_EXPECT_NULL(test, vhca_resp_rd_oldest(t->resp));
+	KUNIT_EXPECT_EQ(test, t->req->comp.psn, (u32)SQ_PSN + 3);
+	KUNIT_EXPECT_FALSE(test, t->req->req.wire);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_DIRECT_PACKETS), 4ULL);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_LOCAL_RX_PACKETS), 4ULL);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_RX_BYTES),
+			(u64)4 * (IB_BTH_BYTES + IB_ICRC_BYTES) +
+			sizeof(struct vhca_reth) +
+			2 * sizeof(struct vhca_aeth) + BUF_LEN);
+	KUNIT_EXPECT_EQ(test, counter(t, VHCA_CNT_TX_PACKETS), 4ULL);
+}
+
+/*
+ * A READ of 160 packets and a SEND after it: the READ request pays for
+ * the first VHCA_RESP_READ_BUDGET responses, placed at once; the SEND's
+ * run is refused while the rest is to go, and its packet waits behind
+ * them; the work item places the rest, in runs, then takes the SEND.
+ * Every byte in place, the completions in order.
+ */
+static void engine_direct_read_large(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	u32 len = 160 * MTU, i;
+	struct vhca_pkt pkt;
+	struct sk_buff *skb;
+	u8 *src, *dst;
+
+	src = kunit_kmalloc(test, len, GFP_KERNEL);
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < len; i++)
+		src[i] = i * 29 + (i >> 9);
+	memset(t->local, 0x3c, 8);
+	post_recv(t, 5, t->remote, 8);
+	post_send(t, 1, VHCA_WR_RDMA_READ, dst, len, (uintptr_t)src);
+	post_send(t, 2, VHCA_WR_SEND, t->local, 8, 0);
+	vhca_req_run(t->req);
+	KUNIT_EXPECT_EQ(test, t->req->comp.psn,
+			(u32)SQ_PSN + VHCA_RESP_READ_BUDGET);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, VHCA_RESP_READ_BUDGET * MTU),
+			0);
+	KUNIT_EXPECT_EQ(test, dst[VHCA_RESP_READ_BUDGET * MTU], 0);
+	expect_no_cqe(test, t->send_cq);
+	/* The SEND's packet, held behind the READ's responses. */
+	KUNIT_ASSERT_EQ(test, skb_queue_len(&engine_test_sent), 1U);
+	KUNIT_ASSERT_TRUE(test, next_sent(test, &pkt, &skb));
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IB_OPCODE_RC_SEND_ONLY);
+	KUNIT_EXPECT_EQ(test, pkt.psn, (u32)SQ_PSN + 160);
+	receive(t, skb);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, t->remote[0], 0);
+	respond(t);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, len), 0);
+	expect_cqe(test, t->recv_cq, 5, IB_WC_SUCCESS, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, t->remote[7], 0x3c);
+	loop_sent(t);		/* the SEND's ACK */
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_SEND);
+	expect_nothing_sent(test);
+}
+
+/*
+ * A READ through an rkey that names no MR: the peer's remote access NAK
+ * completes it with REM_ACCESS_ERR, nothing placed, nothing sent.
+ */
+static void engine_direct_read_bad_rkey(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *wqe = sq_slot(t, 1, VHCA_WR_RDMA_READ);
+	struct vhca_sge *sge = (struct vhca_sge *)(wqe + 1);
+
+	memset(t->remote, 0x5a, BUF_LEN);
+	wqe->num_sge = 1;
+	wqe->rdma.remote_addr = (uintptr_t)t->remote;
+	wqe->rdma.rkey = t->mr->rkey + 0x100;
+	sge->addr = (uintptr_t)t->local;
+	sge->length = BUF_LEN;
+	sge->lkey = t->mr->lkey;
+	sq_publish(t);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_REM_ACCESS_ERR,
+		   IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, t->local[0], 0);
+	KUNIT_EXPECT_EQ(test, t->local[BUF_LEN - 1], 0);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+}
+
+/*
+ * READs of a fast MR: of its whole range, across its two pages (read
+ * under the MR's lock), every byte from where the page list says; of one
+ * byte more, refused with a remote access NAK (REM_ACCESS_ERR), nothing
+ * placed.
+ */
+static void engine_direct_read_past_mr(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct frwr_mr f;
+	u8 *dst;
+	int i;
+
+	dst = kunit_kzalloc(test, FRWR_LEN + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	frwr_reg_write(test, t, &f);
+	expect_cqe(test, t->send_cq, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	post_frwr(t, 3, VHCA_WR_RDMA_READ, dst, FRWR_LEN, t->mr->lkey,
+		  f.iova, f.key);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 3, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	for (i = 0; i < FRWR_LEN; i++)
+		if (dst[i] != *frwr_byte(&f, i))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, FRWR_LEN, "READ byte %d differs", i);
+
+	memset(dst, 0, FRWR_LEN + 1);
+	post_frwr(t, 4, VHCA_WR_RDMA_READ, dst, FRWR_LEN + 1, t->mr->lkey,
+		  f.iova, f.key);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 4, IB_WC_REM_ACCESS_ERR,
+		   IB_WC_RDMA_READ);
+	for (i = 0; i <= FRWR_LEN && !dst[i]; i++)
+		;
+	KUNIT_EXPECT_EQ(test, i, FRWR_LEN + 1);
+	KUNIT_EXPECT_EQ(test, t->resp->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, vhca_dereg_mr(&f.mr->ibmr, NULL), 0);
+}
+
 static struct kunit_case vhca_engine_direct_cases[] = {
 	KUNIT_CASE(engine_direct_send),
 	KUNIT_CASE(engine_direct_write_duplicate),
@@ -404,6 +571,10 @@ static struct kunit_case vhca_engine_direct_cases[] = {
 	KUNIT_CASE(engine_direct_bad_lkey),
 	KUNIT_CASE(engine_direct_write_access),
 	KUNIT_CASE(engine_direct_fast_mr),
+	KUNIT_CASE(engine_direct_read),
+	KUNIT_CASE(engine_direct_read_large),
+	KUNIT_CASE(engine_direct_read_bad_rkey),
+	KUNIT_CASE(engine_direct_read_past_mr),
 	{}
 };
 

@@ -454,6 +454,64 @@ static void engine_odp_implicit_failed_chunk(struct kunit *test)
 	odp_implicit_free(&o);
 }
 
+/* The end of a case that made the fixture's device the peer's. */
+static void engine_odp_direct_off(void *unused)
+{
+	engine_test_direct_dev = NULL;
+}
+
+/*
+ * A READ placed directly (suite vhca_engine_direct's setting) from two
+ * pages of the peer's ODP MR, the second not resident: the first pass
+ * of its responses, in the receive path, places no byte and leaves the
+ * READ to the work item; once the page is in, the work item places it
+ * all, every byte from the MR.
+ */
+static void engine_odp_direct_read(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_send_wqe *wqe;
+	struct vhca_sge *sge;
+	struct odp_mr o;
+	u8 *dst;
+	int i;
+
+	dst = kunit_kzalloc(test, 2 * MTU, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							engine_odp_direct_off,
+							NULL), 0);
+	engine_test_direct_dev = t->vdev;
+	odp_mr_new(test, t, &o);
+	for (i = 0; i < ODP_PAGES * PAGE_SIZE; i++)
+		o.buf[i] = 0x80 + i * 3 + (i >> 8);
+	wqe = sq_slot(t, 1, VHCA_WR_RDMA_READ);
+	wqe->num_sge = 1;
+	wqe->rdma.remote_addr = (uintptr_t)o.buf + PAGE_SIZE - MTU;
+	wqe->rdma.rkey = o.mr->ibmr.rkey;
+	sge = (struct vhca_sge *)(wqe + 1);
+	sge->addr = (uintptr_t)dst;
+	sge->length = 2 * MTU;
+	sge->lkey = t->mr->lkey;
+	sq_publish(t);
+	odp_in(&o, 0);
+	vhca_req_run(t->req);
+	expect_nothing_sent(test);
+	expect_no_cqe(test, t->send_cq);
+	KUNIT_EXPECT_EQ(test, t->req->comp.psn, (u32)SQ_PSN);
+	for (i = 0; i < 2 * MTU && !dst[i]; i++)
+		;
+	KUNIT_EXPECT_EQ(test, i, 2 * MTU);
+	KUNIT_EXPECT_NOT_NULL(test, vhca_resp_rd_oldest(t->resp));
+	odp_in(&o, 1);
+	respond(t);
+	expect_nothing_sent(test);
+	expect_cqe(test, t->send_cq, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, o.buf + PAGE_SIZE - MTU, 2 * MTU),
+			0);
+	odp_mr_free(&o);
+}
+
 static struct kunit_case vhca_engine_odp_cases[] = {
 	KUNIT_CASE(engine_odp_write_rnr),
 	KUNIT_CASE(engine_odp_send_rnr_keeps_wqe),
@@ -465,6 +523,7 @@ static struct kunit_case vhca_engine_odp_cases[] = {
 	KUNIT_CASE(engine_odp_requester_waits),
 	KUNIT_CASE(engine_odp_implicit_write),
 	KUNIT_CASE(engine_odp_implicit_failed_chunk),
+	KUNIT_CASE(engine_odp_direct_read),
 	{}
 };
 
