@@ -25,6 +25,11 @@
 #include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 
+#ifndef VHCA_HAVE_WQ_PERCPU
+/* Before WQ_PERCPU a workqueue without WQ_UNBOUND is bound to its CPUs. */
+#define WQ_PERCPU 0
+#endif
+
 #ifndef VHCA_HAVE_TIMER_DELETE
 static inline int timer_delete(struct timer_list *timer)
 {

@@ -38,7 +38,8 @@ int vhca_engine_init(void)
 	if (!vhca_engine_wq)
 		return -ENOMEM;
 	vhca_engine_wire_wq = alloc_workqueue("vhca_engine_wire",
-					      WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+					      WQ_PERCPU | WQ_HIGHPRI |
+					      WQ_MEM_RECLAIM, 0);
 	if (vhca_engine_wire_wq)
 		return 0;
 	destroy_workqueue(vhca_engine_wq);
