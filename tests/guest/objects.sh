@@ -185,8 +185,7 @@ qplimit() {
 scenario qplimit qplimit 300 stock
 
 # A user ring is charged to the memory cgroup of its process (vhca_ctx
-# charge: a 1 MiB CQ ring in memory.current).  The debug kernel has no
-# memory cgroups.
+# charge: a 1 MiB CQ ring in memory.current).
 charge() {
 	one_port
 	CG=/sys/fs/cgroup
@@ -201,7 +200,7 @@ charge() {
 	check "vhca_ctx charge exits 0" test $rc = 0
 	rmdir $CG/vhca-charge
 }
-scenario charge charge 60 stock
+scenario charge charge 60
 
 # QPs, SRQs and XRC SRQs destroyed while traffic to them is in flight
 # (vhca_churn), delivered in the kernel, then through the IP stack

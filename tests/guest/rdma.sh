@@ -194,11 +194,14 @@ scenario import import 60
 # resident when they start: never touched, or dropped with MADV_DONTNEED;
 # every byte checked; a prefetch; munmap racing READs and WRITEs in
 # flight, which must fail with a remote access error, never succeed with
-# wrong bytes); then the same through implicit ODP MRs (the whole address
-# space), one mapping across 4 GiB.  A kernel without ODP (none
-# advertised) skips it.
+# wrong bytes); READ, WRITE, atomics and SEND through pages swapped out
+# to zram; a WRITE and a READ across two huge pages; then the same through
+# implicit ODP MRs (the whole address space), one mapping across 4 GiB.
+# A kernel without ODP (none advertised) skips it.
 odp() {
 	ports_one_ns
+	check "64 MiB of swap on zram" zram_swap 64M
+	check "two huge pages of 2 MiB in the pool" hugepages 2
 	_t0=$(date +%s)
 	timeout "$(tmo 120)" $VHCA_TOP/build/tests/vhca_odp vhca0 "$G0" vhca1 "$G1" \
 		>$T/odp.out 2>&1
@@ -206,6 +209,8 @@ odp() {
 	relay vhca_odp $T/odp.out
 	check "vhca_odp exits 0 (exit status $_r)" test $_r = 0
 	echo "# odp: $(($(date +%s) - _t0)) s"
+	zram_swap 0
+	hugepages 0
 }
 scenario odp odp 60
 

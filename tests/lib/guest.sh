@@ -114,6 +114,22 @@ hugepages() {
 	[ "$(cat $HUGEPAGES_2M/nr_hugepages)" = "$1" ]
 }
 
+# zram_swap SIZE: swap of SIZE bytes (64M, ...) on zram0, for programs that
+# swap pages out (MADV_PAGEOUT); 0 turns it off and resets the device.
+# Status 2 when the kernel has no zram (a module of the stock kernel,
+# built into the debug one).
+zram_swap() {
+	if [ "$1" = 0 ]; then
+		swapoff /dev/zram0 2>/dev/null
+		[ ! -e /sys/block/zram0/reset ] || echo 1 >/sys/block/zram0/reset
+		return 0
+	fi
+	[ -e /sys/block/zram0 ] || modprobe zram 2>/dev/null
+	[ -e /sys/block/zram0 ] || return 2
+	echo "$1" >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+}
+
 # listening PORT...: a TCP socket listens on one of them, here or in the
 # namespace peer.  (Read from /proc: ss would load the sock_diag modules,
 # whose text patching once crashed a TCG guest.)
@@ -849,7 +865,10 @@ run_scenarios() {
 		scenario_dmesg "$_rs_t0"
 		if [ "$_rs_chk" != 0 ]; then
 			grep -E -A20 "$CHECKERS" /tmp/scenario-dmesg | head -60 | sed 's/^/# /'
-			_rs_why="kernel checker report, "
+			# Its first line in the result too, which the run's
+			# summary repeats.
+			_rs_why="kernel checker report ($(grep -E -m1 "$CHECKERS" \
+				/tmp/scenario-dmesg | sed 's/^\[[^]]*\] *//' | cut -c1-100)), "
 		fi
 		# Every removal, the teardown's rmmod included, gave back every
 		# coherent buffer and refused no free.

@@ -17,7 +17,12 @@
  * prefetch makes a range resident.  Then munmap races READs and WRITEs in
  * flight: every READ that completes successfully brings the right bytes,
  * and once the range is gone they complete with a remote access error,
- * none with success.  Then the same with an implicit ODP MR of each port
+ * none with success.  Then, with swap on (a skip without), pages the
+ * device had mapped and MADV_PAGEOUT then wrote to swap and freed: READ,
+ * WRITE, FETCH_AND_ADD and SEND through them, the bytes around each
+ * target back from swap unchanged.  A WRITE and a READ across two 2 MiB
+ * huge pages (a skip without any in the pool).  Then the same as above
+ * with an implicit ODP MR of each port
  * (address 0, length SIZE_MAX: the whole address space), whose keys reach
  * memory mapped after the registration: SEND, WRITE, READ and atomics
  * into untouched memory, a WRITE and a READ across 4 GiB of the address
@@ -30,6 +35,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +55,10 @@
 #define RACE_DEPTH	4
 #define RACE_BEFORE	64	/* completions before the munmap */
 #define RACE_MAX	100000
+#define HUGE_PAGE	(2UL << 20)
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
 
 static const int odp_access = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
 			      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
@@ -158,6 +168,12 @@ static int region_new(struct port *p, struct region *r, bool shared)
 		return -1;
 	r->mr = ibv_reg_mr(p->pd, r->buf, LEN, odp_access);
 	return r->mr ? 0 : -1;
+}
+
+static void region_free(struct region *r)
+{
+	ibv_dereg_mr(r->mr);
+	munmap(r->buf, r->len);
 }
 
 static void fill(uint8_t *p, size_t len, uint8_t seed)
@@ -507,6 +523,222 @@ static void race(struct port *a, struct port *b, bool read,
 	}
 }
 
+/*
+ * Swap active in /proc/swaps: some line below its header.  The guest
+ * script turns a zram device on before this runs, and checks it did.
+ */
+static bool swap_on(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/swaps", "r");
+	int n = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n > 1;
+}
+
+/*
+ * r's pages written to swap and reclaimed (MADV_PAGEOUT): none resident.
+ * A page still in a CPU's batch of pages bound for the LRU cannot be
+ * taken off the LRU, and madvise drains only its own CPU's: one call on
+ * each CPU the process may run on, the device's faults (work items) and
+ * this process's having come on any of them.
+ */
+static void page_out(const struct region *r, const char *what)
+{
+	cpu_set_t all, one;
+	size_t k;
+	int cpu, err = 0;
+
+	if (sched_getaffinity(0, sizeof(all), &all))
+		CPU_ZERO(&all);
+	for (cpu = 0; cpu < CPU_SETSIZE && !err; cpu++) {
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (!sched_setaffinity(0, sizeof(one), &one))
+			err = madvise(r->buf, r->len, MADV_PAGEOUT);
+	}
+	if (!err)
+		err = madvise(r->buf, r->len, MADV_PAGEOUT);
+	if (CPU_COUNT(&all))
+		sched_setaffinity(0, sizeof(all), &all);
+	if (err) {
+		result(false, what, "madvise: errno %d", errno);
+		return;
+	}
+	k = resident(r->buf, r->len);
+	result(k == 0, what, "%zu pages resident", k);
+}
+
+/* got's first len bytes are want's. */
+static void same(const uint8_t *got, const uint8_t *want, size_t len,
+		 const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len && got[i] == want[i]; i++)
+		;
+	result(i == len, what, "byte %zu: %#x, expected %#x", i,
+	       i < len ? got[i] : 0, i < len ? want[i] : 0);
+}
+
+/*
+ * Swapped-out pages: the ODP MRs pin nothing, so MADV_PAGEOUT writes
+ * their anonymous pages to swap and frees them, after the device mapped
+ * every one.  A READ from swapped-out pages into swapped-out pages, a
+ * WRITE into swapped-out pages (the bytes around it come back from swap
+ * unchanged), a FETCH_AND_ADD on a swapped-out word with its result
+ * swapped out, and a SEND from and into swapped-out pages.
+ */
+static void swapped(struct port *a, struct port *b)
+{
+	static uint8_t want[LEN];
+	struct region la, lb, src;
+	uint64_t *word, *orig;
+
+	if (!swap_on()) {
+		ktap_skip("swapped-out pages", "no swap in /proc/swaps");
+		return;
+	}
+	drain(a);
+	drain(b);
+	if (qp_connect(a, b) || qp_connect(b, a) ||
+	    region_new(a, &la, false) || region_new(b, &lb, false) ||
+	    region_new(a, &src, false)) {
+		result(false, "swap: a fresh connection and ODP MRs",
+		       "errno %d", errno);
+		return;
+	}
+	fill(lb.buf, LEN, 21);
+	if (post(a->qp, IBV_WR_RDMA_READ, 20, la.buf, LEN, la.mr->lkey,
+		 (uintptr_t)lb.buf, lb.mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS,
+		       "swap: a READ of every page maps them all first"))
+		return;
+
+	memset(la.buf, 0x5a, LEN);
+	page_out(&lb, "the READ's source swapped out, its MR mapped");
+	page_out(&la, "the READ's local buffer swapped out");
+	if (post(a->qp, IBV_WR_RDMA_READ, 21, la.buf + OFF, MSG, la.mr->lkey,
+		 (uintptr_t)lb.buf, lb.mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS,
+		       "RDMA READ of swapped-out pages"))
+		return;
+	memset(want, 0x5a, LEN);
+	fill(want + OFF, MSG, 21);
+	same(la.buf, want, LEN,
+	     "RDMA READ of swapped-out pages into swapped-out ones: every byte");
+
+	fill(src.buf, LEN, 22);
+	page_out(&src, "the WRITE's source swapped out");
+	page_out(&lb, "the WRITE's target swapped out");
+	if (post(a->qp, IBV_WR_RDMA_WRITE, 22, src.buf, MSG, src.mr->lkey,
+		 (uintptr_t)lb.buf + OFF, lb.mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS,
+		       "RDMA WRITE into swapped-out pages"))
+		return;
+	fill(want, LEN, 21);
+	fill(want + OFF, MSG, 22);
+	same(lb.buf, want, LEN,
+	     "RDMA WRITE into swapped-out pages: every byte, the rest from swap");
+
+	word = (uint64_t *)(lb.buf + 2 * page_size + 24);
+	orig = (uint64_t *)(la.buf + 7 * page_size + 8);
+	*word = 1000;
+	*orig = 0;
+	page_out(&lb, "the atomic's target swapped out");
+	page_out(&la, "the atomic's result buffer swapped out");
+	if (post(a->qp, IBV_WR_ATOMIC_FETCH_AND_ADD, 23, orig, 8, la.mr->lkey,
+		 (uintptr_t)word, lb.mr->rkey, 7, 0) ||
+	    !completes(a, IBV_WC_FETCH_ADD, IBV_WC_SUCCESS,
+		       "FETCH_AND_ADD on a swapped-out word"))
+		return;
+	result(*orig == 1000 && *word == 1007,
+	       "FETCH_AND_ADD on a swapped-out word: 1000 found, 1007 left",
+	       "found %llu, left %llu", (unsigned long long)*orig,
+	       (unsigned long long)*word);
+
+	fill(src.buf, LEN, 24);
+	fill(lb.buf, LEN, 25);
+	page_out(&src, "the SEND's source swapped out");
+	page_out(&lb, "the receive buffer swapped out");
+	if (post_recv(b->qp, lb.buf + OFF, MSG, lb.mr->lkey) ||
+	    post(a->qp, IBV_WR_SEND, 24, src.buf, MSG, src.mr->lkey, 0, 0, 0,
+		 0) ||
+	    !completes(a, IBV_WC_SEND, IBV_WC_SUCCESS,
+		       "SEND of swapped-out pages") ||
+	    !completes(b, IBV_WC_RECV, IBV_WC_SUCCESS,
+		       "RECV into swapped-out pages"))
+		return;
+	fill(want, LEN, 25);
+	fill(want + OFF, MSG, 24);
+	same(lb.buf, want, LEN,
+	     "SEND into swapped-out pages: every byte, the rest from swap");
+	region_free(&la);
+	region_free(&lb);
+	region_free(&src);
+}
+
+/*
+ * Huge pages: an ODP MR of b over two 2 MiB pages of hugetlbfs (the
+ * guest script reserves them), untouched.  A WRITE across the boundary
+ * of the two pages, then a READ of it back, every byte checked.
+ */
+static void huge(struct port *a, struct port *b)
+{
+	static uint8_t want[LEN];
+	size_t off = HUGE_PAGE - LEN / 2, k;
+	struct region l, src;
+	struct ibv_mr *mr;
+	uint8_t *h;
+
+	drain(a);
+	drain(b);
+	h = mmap(NULL, 2 * HUGE_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (h == MAP_FAILED) {
+		ktap_skip("huge pages", "no 2 MiB pages to map");
+		return;
+	}
+	mr = ibv_reg_mr(b->pd, h, 2 * HUGE_PAGE, odp_access);
+	if (qp_connect(a, b) || qp_connect(b, a) || !mr ||
+	    region_new(a, &l, false) || region_new(a, &src, false)) {
+		result(false, "huge pages: a fresh connection and ODP MRs",
+		       "errno %d", errno);
+		return;
+	}
+	k = resident(h, 2 * HUGE_PAGE);
+	result(k == 0, "the huge pages are not resident before the WRITE",
+	       "%zu pages resident", k);
+	fill(src.buf, LEN, 31);
+	if (post(a->qp, IBV_WR_RDMA_WRITE, 31, src.buf, LEN, src.mr->lkey,
+		 (uintptr_t)h + off, mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS,
+		       "RDMA WRITE across two huge pages"))
+		return;
+	memset(want, 0, LEN);
+	same(h + off - LEN, want, LEN, "nothing lands before the WRITE");
+	same(h + off, src.buf, LEN,
+	     "RDMA WRITE across two huge pages: every byte");
+	same(h + off + LEN, want, LEN, "nothing lands after it");
+	if (post(a->qp, IBV_WR_RDMA_READ, 32, l.buf, LEN, l.mr->lkey,
+		 (uintptr_t)h + off, mr->rkey, 0, 0) ||
+	    !completes(a, IBV_WC_RDMA_READ, IBV_WC_SUCCESS,
+		       "RDMA READ across two huge pages"))
+		return;
+	same(l.buf, src.buf, LEN, "RDMA READ across two huge pages: every byte");
+	ibv_dereg_mr(mr);
+	munmap(h, 2 * HUGE_PAGE);
+	region_free(&l);
+	region_free(&src);
+}
+
 /* LEN bytes mapped at addr itself, replacing nothing; NULL if not. */
 static uint8_t *map_at(uintptr_t addr)
 {
@@ -706,6 +938,8 @@ int main(int argc, char **argv)
 	traffic(&a, &b);
 	race(&a, &b, true, NULL, NULL);
 	race(&a, &b, false, NULL, NULL);
+	swapped(&a, &b);
+	huge(&a, &b);
 	implicit_odp(&a, &b);
 	return exit_status();
 }
