@@ -242,8 +242,8 @@ for k in stock debug pair; do
 	done
 done
 # The other boots, each for a smoke set of the guest scenarios and
-# rdma-core's pyverbs suite (on vhca and, the reference, on the kernel's
-# own rxe): Debian 12's default kernel (6.1) with this host's userland
+# rdma-core's pyverbs suite (on vhca; on sid also on the kernel's own rxe,
+# the reference): Debian 12's default kernel (6.1) with this host's userland
 # (bookworm's rdma-core 44); sid's kernel (7.2) with the sid root as its
 # userland (rdma-core 65); 6.12 with the trixie root's (rdma-core 56).
 # The smoke set: link and device, ibv_rc_pingpong and perftest, the rdma
@@ -260,8 +260,11 @@ PYV="pyverbs/vhca pyverbs/rxe"
 EXTRA="stock-6.1 sid trixie"
 declare -A SERIES_OF=([stock-6.1]=6.1 [sid]=7.2 [trixie]=6.12)
 declare -A ROOT_OF=([stock-6.1]= [sid]=sid [trixie]=trixie)
-declare -A SET_OF=([stock-6.1]="$SMOKE $PYV pkg/deb" [sid]="$SMOKE $PYV pkg/deb"
-	[trixie]="device/devinfo rc/pingpong rc/perftest $PYV")
+# rxe's reference suite runs where its figures are asked for: rdma-core
+# 44's on 6.12 (the stock boot) and 65's on 7.2 (sid); on 6.1 and under 56
+# it would cost CPU beside the stock boot and judge nothing of vhca's.
+declare -A SET_OF=([stock-6.1]="$SMOKE pyverbs/vhca pkg/deb" [sid]="$SMOKE $PYV pkg/deb"
+	[trixie]="device/devinfo rc/pingpong rc/perftest pyverbs/vhca")
 declare -A RUN_K=() T_K=() NEED_K=([6.1]=0 [7.2]=0) NEED_R=([trixie]=0 [sid]=0)
 for k in $EXTRA; do
 	RUN_K[$k]= T_K[$k]=
