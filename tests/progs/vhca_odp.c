@@ -588,6 +588,13 @@ static void same(const uint8_t *got, const uint8_t *want, size_t len,
 	       i < len ? got[i] : 0, i < len ? want[i] : 0);
 }
 
+/* want: LEN bytes of pattern bg, with MSG bytes of pattern msg at OFF. */
+static void expect(uint8_t *want, uint8_t bg, uint8_t msg)
+{
+	fill(want, LEN, bg);
+	fill(want + OFF, MSG, msg);
+}
+
 /*
  * Swapped-out pages: the ODP MRs pin nothing, so MADV_PAGEOUT writes
  * their anonymous pages to swap and frees them, after the device mapped
@@ -643,8 +650,7 @@ static void swapped(struct port *a, struct port *b)
 	    !completes(a, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS,
 		       "RDMA WRITE into swapped-out pages"))
 		return;
-	fill(want, LEN, 21);
-	fill(want + OFF, MSG, 22);
+	expect(want, 21, 22);
 	same(lb.buf, want, LEN,
 	     "RDMA WRITE into swapped-out pages: every byte, the rest from swap");
 
@@ -676,8 +682,7 @@ static void swapped(struct port *a, struct port *b)
 	    !completes(b, IBV_WC_RECV, IBV_WC_SUCCESS,
 		       "RECV into swapped-out pages"))
 		return;
-	fill(want, LEN, 25);
-	fill(want + OFF, MSG, 24);
+	expect(want, 25, 24);
 	same(lb.buf, want, LEN,
 	     "SEND into swapped-out pages: every byte, the rest from swap");
 	region_free(&la);
