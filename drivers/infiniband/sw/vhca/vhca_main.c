@@ -432,6 +432,9 @@ static int __init vhca_init(void)
 	err = vhca_engine_init();
 	if (err)
 		goto err_wq;
+	err = vhca_odp_wq_init();
+	if (err)
+		goto err_engine;
 	vhca_debugfs_init();
 
 	err = vhca_net_init();
@@ -447,6 +450,8 @@ err_net:
 	vhca_net_exit();
 err_debugfs:
 	vhca_debugfs_exit();
+	vhca_odp_wq_exit();
+err_engine:
 	vhca_engine_exit();
 err_wq:
 	destroy_workqueue(vhca_wq);
@@ -483,6 +488,7 @@ static void __exit vhca_exit(void)
 	}
 	vhca_net_exit();
 	vhca_debugfs_exit();
+	vhca_odp_wq_exit();
 	vhca_engine_exit();
 	destroy_workqueue(vhca_wq);
 	vhca_crc_exit();

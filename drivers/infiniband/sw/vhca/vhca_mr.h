@@ -544,7 +544,9 @@ int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
 
 /*
  * On-demand paging (vhca_odp.c; compiled out without VHCA_ODP, when no
- * MR is ODP).  vhca_odp_init(): an ODP MR over [start, start + length)
+ * MR is ODP).  vhca_odp_wq_init() and vhca_odp_wq_exit(): the module's
+ * workqueue of ODP work items, made when it loads and destroyed, after
+ * every device is gone, when it unloads.  vhca_odp_init(): an ODP MR over [start, start + length)
  * of the calling process, nothing resident, for vhca_mr_pin();
  * vhca_odp_init_implicit(): an implicit one, over the whole of it.
  * vhca_odp_release(): an implicit MR's children and what it holds, for
@@ -561,6 +563,8 @@ int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
  * advise_mr verb, its prefetches done before it returns.
  */
 #if VHCA_ODP
+int vhca_odp_wq_init(void);
+void vhca_odp_wq_exit(void);
 int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr, u64 start,
 		  u64 length, int access);
 int vhca_odp_init_implicit(struct vhca_dev *vdev, struct vhca_mr *mr,
@@ -573,6 +577,15 @@ int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		   u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		   struct uverbs_attr_bundle *attrs);
 #else
+static inline int vhca_odp_wq_init(void)
+{
+	return 0;
+}
+
+static inline void vhca_odp_wq_exit(void)
+{
+}
+
 static inline int vhca_odp_init(struct vhca_dev *vdev, struct vhca_mr *mr,
 				u64 start, u64 length, int access)
 {

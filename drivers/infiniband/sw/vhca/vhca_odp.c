@@ -21,6 +21,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_umem_odp.h>
 
 #include "vhca.h"
@@ -322,6 +323,27 @@ static void vhca_odp_fault_access(struct vhca_mr *mr, u64 iova, u32 len)
 	}
 }
 
+/*
+ * The faults of ODP MRs' work items run on a workqueue of the module's
+ * own, so that unloading it waits for the last of them to return (a
+ * work item's last reference on its MR lets the device go before the
+ * item has returned).  Unbound and of normal priority: the memory is a
+ * process's, never what a reclaim of memory waits for (no
+ * WQ_MEM_RECLAIM), and a fault sleeps as long as the mm makes it.
+ */
+static struct workqueue_struct *vhca_odp_wq;
+
+int vhca_odp_wq_init(void)
+{
+	vhca_odp_wq = alloc_workqueue("vhca_odp", WQ_UNBOUND, 0);
+	return vhca_odp_wq ? 0 : -ENOMEM;
+}
+
+void vhca_odp_wq_exit(void)
+{
+	destroy_workqueue(vhca_odp_wq);
+}
+
 /* A fault queued by vhca_odp_resident(); it holds a reference on the MR. */
 static void vhca_odp_work(struct work_struct *work)
 {
@@ -410,7 +432,7 @@ int vhca_odp_resident(struct vhca_mr *mr, u64 iova, u32 len)
 		mr->odp_va = iova;
 		mr->odp_len = len;
 		refcount_inc(&mr->ref);
-		queue_work(system_unbound_wq, &mr->odp_work);
+		queue_work(vhca_odp_wq, &mr->odp_work);
 	}
 	return -EAGAIN;
 }
