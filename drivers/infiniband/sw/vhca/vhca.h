@@ -44,6 +44,7 @@ enum vhca_counter {
 	VHCA_CNT_LOCAL_TX_PACKETS,	/* delivered in the kernel (vhca_net.c) */
 	VHCA_CNT_LOCAL_RX_PACKETS,
 	VHCA_CNT_DIRECT_PACKETS,	/* placed without packets (vhca_req.c) */
+	VHCA_CNT_ODP_PREFETCH_DROPS,	/* over VHCA_ODP_PREFETCH_MAX (vhca_odp.c) */
 	/* Received and dropped (Documentation/engine.md, Receive checks). */
 	VHCA_CNT_RX_ICRC_ERRORS,
 	VHCA_CNT_RX_MALFORMED,		/* headers, lengths, wrong transport */
@@ -101,6 +102,7 @@ struct vhca_dev {
 	atomic_t n_lingering;
 	u8 mr_key;			/* key byte of the last MR */
 	atomic_t n_pd, n_mr, n_ah, n_cq, n_srq, n_qp, n_xrcd;
+	atomic_t odp_prefetches;	/* asynchronous, queued or running */
 	atomic64_t counters[VHCA_NUM_COUNTERS];
 	struct dentry *debugfs;
 };

@@ -221,6 +221,11 @@ void vhca_mr_unpublish(struct vhca_dev *vdev, struct vhca_mr *mr)
 	wait_for_completion(&mr->released);
 }
 
+bool vhca_mr_published(struct vhca_dev *vdev, const struct vhca_mr *mr)
+{
+	return xa_load(&vdev->mr_xa, mr->index) == mr;
+}
+
 struct ib_mr *vhca_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct vhca_dev *vdev = to_vdev(ibpd->device);

@@ -121,7 +121,7 @@ enum vhca_mr_state {
  * none finds its pages.  A fault runs in process context: one at a time
  * per MR from a non-sleeping access (odp_work, for the range in odp_va
  * and odp_len, odp_queued under lock), or synchronously
- * (vhca_odp_fault()).
+ * (vhca_odp_fault()), or from an asynchronous prefetch's work item.
  *
  * An implicit ODP MR (odp_implicit: registered at address 0 with length
  * SIZE_MAX) covers the process's address space, iova 0 and length its
@@ -140,7 +140,8 @@ enum vhca_mr_state {
  * cgroup that their pages[] are charged to (odp_memcg).
  *
  * Lifetime: the xarray holds one reference, each engine user one more
- * (vhca_mr_get/vhca_mr_put).  dereg_mr erases the MR from the xarray (no new
+ * (vhca_mr_get/vhca_mr_put), as do an ODP MR's queued fault and each
+ * asynchronous prefetch of it.  dereg_mr erases the MR from the xarray (no new
  * lookup finds it), drops the xarray's reference, waits for released (the
  * last engine user gone), unpins the memory and frees the MR after an RCU
  * grace period, since lookups run under RCU only.
@@ -390,6 +391,12 @@ struct vhca_mr *vhca_mr_get(struct vhca_dev *vdev, u32 key);
 void vhca_mr_put(struct vhca_mr *mr);
 
 /*
+ * Whether lookups still find mr: false once dereg_mr has begun, or
+ * rereg_user_mr has put its successor in its place.
+ */
+bool vhca_mr_published(struct vhca_dev *vdev, const struct vhca_mr *mr);
+
+/*
  * Whether the engine may access [iova, iova + len) through mr, found by
  * key, for a QP of pd, needing every bit of access (VHCA_MR_CHECK_ACCESS
  * bits; 0 means local read).  Checked in this order:
@@ -560,7 +567,16 @@ int vhca_sge_copy_src(struct vhca_dev *vdev, const struct ib_pd *pd,
  * one (the failure is consumed).  vhca_odp_fault(): bring [iova, iova +
  * len) in, process context (sleeps), without fault only what is resident
  * (prefetch's NO_FAULT); 0 or the fault's error.  vhca_advise_mr(): the
- * advise_mr verb, its prefetches done before it returns.
+ * advise_mr verb; its SGEs are checked before it returns (-ENOENT: no MR
+ * has the lkey; -EINVAL: not an ODP MR, or the range wraps or is out of
+ * its bounds; -EACCES: another PD's MR, or PREFETCH_WRITE of an MR
+ * without local write).  With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the
+ * prefetches are done before it returns, with their error; without, a
+ * work item on the module's workqueue does them later and ignores their
+ * errors (a hint), holding a reference on each SGE's MR (dereg_mr waits
+ * for its current step, VHCA_ODP_PREFETCH_STEP, and stops it); -ENOMEM
+ * when the SGEs cannot be copied, and 0 without doing anything when the
+ * device has VHCA_ODP_PREFETCH_MAX of them already (counted).
  */
 #if VHCA_ODP
 int vhca_odp_wq_init(void);

@@ -510,6 +510,172 @@ void vhca_odp_release(struct vhca_mr *mr)
 	mmdrop(mr->odp->umem.owning_mm);
 }
 
+/*
+ * An asynchronous prefetch: the SGEs of one advise_mr call, each with a
+ * reference on its MR, so that dereg_mr waits for the work item.
+ */
+struct vhca_odp_prefetch {
+	struct work_struct work;
+	struct vhca_dev *vdev;
+	bool fault;
+	u32 num_sge;		/* those referenced */
+	struct {
+		struct vhca_mr *mr;
+		u64 addr;
+		u32 length;
+	} sge[];
+};
+
+/*
+ * The MR of an SGE of advise_mr, referenced, if pd may prefetch the SGE
+ * through it with access; else the error.
+ */
+static struct vhca_mr *vhca_odp_prefetch_mr(struct vhca_dev *vdev,
+					    const struct ib_pd *pd,
+					    const struct ib_sge *sge,
+					    int access)
+{
+	struct vhca_mr *mr = vhca_mr_get(vdev, sge->lkey);
+	int err;
+
+	if (!mr)
+		err = -ENOENT;
+	else if (!mr->odp)
+		err = -EINVAL;
+	else
+		err = vhca_mr_check(mr, sge->lkey, pd, sge->addr, sge->length,
+				    access);
+	if (!err)
+		return mr;
+	if (mr)
+		vhca_mr_put(mr);
+	ibdev_dbg(&vdev->ibdev, "advise_mr: lkey %#x %#llx+%u: %d\n",
+		  sge->lkey, sge->addr, sge->length, err);
+	return ERR_PTR(err);
+}
+
+static void vhca_odp_prefetch_free(struct vhca_odp_prefetch *pf)
+{
+	u32 i;
+
+	for (i = 0; i < pf->num_sge; i++)
+		vhca_mr_put(pf->sge[i].mr);
+	kvfree(pf);
+}
+
+/*
+ * Fault [addr, addr + length) of mr a step at a time, until a fault fails
+ * (the rest of the SGE is left: a hint) or dereg_mr begins.
+ */
+static void vhca_odp_prefetch_sge(struct vhca_dev *vdev, struct vhca_mr *mr,
+				  u64 addr, u64 length, bool fault)
+{
+	u64 n;
+	int err;
+
+	for (; length; addr += n, length -= n) {
+		if (!vhca_mr_published(vdev, mr))
+			return;
+		n = min_t(u64, length, VHCA_ODP_PREFETCH_STEP);
+		err = vhca_odp_fault(mr, addr, n, fault);
+		if (err) {
+			ibdev_dbg(&vdev->ibdev,
+				  "advise_mr: key %#x %#llx+%llu: %d\n",
+				  mr->ibmr.lkey, addr, n, err);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+static void vhca_odp_prefetch_work(struct work_struct *work)
+{
+	struct vhca_odp_prefetch *pf =
+		container_of(work, struct vhca_odp_prefetch, work);
+	struct vhca_dev *vdev = pf->vdev;
+	u32 i;
+
+	for (i = 0; i < pf->num_sge; i++)
+		vhca_odp_prefetch_sge(vdev, pf->sge[i].mr, pf->sge[i].addr,
+				      pf->sge[i].length, pf->fault);
+	/* The MRs' references keep the device: its count goes first. */
+	atomic_dec(&vdev->odp_prefetches);
+	vhca_odp_prefetch_free(pf);
+}
+
+/* The prefetches of advise_mr with FLUSH, in order, before it returns. */
+static int vhca_odp_prefetch_sync(struct vhca_dev *vdev,
+				  const struct ib_pd *pd,
+				  const struct ib_sge *sg_list, u32 num_sge,
+				  int access, bool fault)
+{
+	struct vhca_mr *mr;
+	u32 i;
+	int err;
+
+	for (i = 0; i < num_sge; i++) {
+		mr = vhca_odp_prefetch_mr(vdev, pd, &sg_list[i], access);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = vhca_odp_fault(mr, sg_list[i].addr, sg_list[i].length,
+				     fault);
+		vhca_mr_put(mr);
+		if (err) {
+			ibdev_dbg(&vdev->ibdev,
+				  "advise_mr: lkey %#x %#llx+%u: %d\n",
+				  sg_list[i].lkey, sg_list[i].addr,
+				  sg_list[i].length, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The prefetches of advise_mr without FLUSH: every SGE checked now, the
+ * faults in a work item.  Beyond VHCA_ODP_PREFETCH_MAX of them on the
+ * device, the hint is dropped and counted.
+ */
+static int vhca_odp_prefetch_async(struct vhca_dev *vdev,
+				   const struct ib_pd *pd,
+				   const struct ib_sge *sg_list, u32 num_sge,
+				   int access, bool fault)
+{
+	struct vhca_odp_prefetch *pf;
+	struct vhca_mr *mr;
+	int err = 0;
+
+	/* num_sge: 4095 at most, the core's attribute length. */
+	pf = kvzalloc(struct_size(pf, sge, num_sge), GFP_KERNEL_ACCOUNT);
+	if (!pf)
+		return -ENOMEM;
+	INIT_WORK(&pf->work, vhca_odp_prefetch_work);
+	pf->vdev = vdev;
+	pf->fault = fault;
+	for (; pf->num_sge < num_sge; pf->num_sge++) {
+		mr = vhca_odp_prefetch_mr(vdev, pd, &sg_list[pf->num_sge],
+					  access);
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto out_free;
+		}
+		pf->sge[pf->num_sge].mr = mr;
+		pf->sge[pf->num_sge].addr = sg_list[pf->num_sge].addr;
+		pf->sge[pf->num_sge].length = sg_list[pf->num_sge].length;
+	}
+	if (!atomic_add_unless(&vdev->odp_prefetches, 1,
+			       VHCA_ODP_PREFETCH_MAX)) {
+		atomic64_inc(&vdev->counters[VHCA_CNT_ODP_PREFETCH_DROPS]);
+		goto out_free;
+	}
+	queue_work(vhca_odp_wq, &pf->work);
+	return 0;
+
+out_free:
+	vhca_odp_prefetch_free(pf);
+	return err;
+}
+
 int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		   u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		   struct uverbs_attr_bundle *attrs)
@@ -517,9 +683,6 @@ int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 	struct vhca_dev *vdev = to_vdev(ibpd->device);
 	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
 	int access = 0;
-	struct vhca_mr *mr;
-	u32 i;
-	int err;
 
 	switch (advice) {
 	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
@@ -531,24 +694,9 @@ int vhca_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 	default:
 		return -EOPNOTSUPP;
 	}
-	for (i = 0; i < num_sge; i++) {
-		mr = vhca_mr_get(vdev, sg_list[i].lkey);
-		if (!mr)
-			return -ENOENT;
-		err = !mr->odp ? -EINVAL :
-		      vhca_mr_check(mr, sg_list[i].lkey, ibpd, sg_list[i].addr,
-				    sg_list[i].length, access);
-		if (!err)
-			err = vhca_odp_fault(mr, sg_list[i].addr,
-					     sg_list[i].length, fault);
-		vhca_mr_put(mr);
-		if (err) {
-			ibdev_dbg(&vdev->ibdev,
-				  "advise_mr: lkey %#x %#llx+%u: %d\n",
-				  sg_list[i].lkey, sg_list[i].addr,
-				  sg_list[i].length, err);
-			return err;
-		}
-	}
-	return 0;
+	if (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return vhca_odp_prefetch_sync(vdev, ibpd, sg_list, num_sge,
+					      access, fault);
+	return vhca_odp_prefetch_async(vdev, ibpd, sg_list, num_sge, access,
+				       fault);
 }

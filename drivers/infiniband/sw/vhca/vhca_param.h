@@ -116,6 +116,19 @@
 #define VHCA_ODP_CHUNK_SHIFT	26	/* 64 MiB */
 #define VHCA_ODP_MAX_CHILDREN	(VHCA_MAX_MR_SIZE >> VHCA_ODP_CHUNK_SHIFT)
 
+/*
+ * Asynchronous prefetches (advise_mr without FLUSH) queued or running on
+ * a device at most; one more is dropped, a hint, and counted
+ * (odp_prefetch_drops).  Each holds the SGEs of one call, 4095 at most
+ * (the core's attribute length): 96 KiB, and a reference on their MRs.
+ */
+#define VHCA_ODP_PREFETCH_MAX	64
+/*
+ * An asynchronous prefetch faults this much at a time and stops when its
+ * MR is being deregistered: dereg_mr waits for one step at most.
+ */
+#define VHCA_ODP_PREFETCH_STEP	BIT(21)	/* 2 MiB */
+
 /* Faults of a UD WQE's ODP memory the sender makes before it fails it. */
 #define VHCA_UD_FAULT_TRIES	4
 

@@ -23,6 +23,7 @@ static const struct rdma_stat_desc vhca_counter_descs[] = {
 	[VHCA_CNT_LOCAL_TX_PACKETS].name = "local_tx_packets",
 	[VHCA_CNT_LOCAL_RX_PACKETS].name = "local_rx_packets",
 	[VHCA_CNT_DIRECT_PACKETS].name = "direct_packets",
+	[VHCA_CNT_ODP_PREFETCH_DROPS].name = "odp_prefetch_drops",
 	[VHCA_CNT_RX_ICRC_ERRORS].name = "rx_icrc_errors",
 	[VHCA_CNT_RX_MALFORMED].name = "rx_malformed",
 	[VHCA_CNT_RX_NO_QP].name = "rx_no_qp",
