@@ -13,8 +13,9 @@
  * memfd; the device must fault them in again); every byte is checked,
  * and those around the target too.  A READ of anonymous memory the
  * device had mapped, after MADV_DONTNEED, returns zeros, not the old
- * pages, and a SEND lands in such memory.  ibv_advise_mr's synchronous
- * prefetch makes a range resident.  Then munmap races READs and WRITEs in
+ * pages, and a SEND lands in such memory.  ibv_advise_mr's prefetch makes
+ * a range resident, before it returns with FLUSH, later without; both
+ * refuse a bad SGE alike.  Then munmap races READs and WRITEs in
  * flight: every READ that completes successfully brings the right bytes,
  * and once the range is gone they complete with a remote access error,
  * none with success.  Then, with swap on (a skip without), pages the
@@ -26,8 +27,10 @@
  * (address 0, length SIZE_MAX: the whole address space), whose keys reach
  * memory mapped after the registration: SEND, WRITE, READ and atomics
  * into untouched memory, a WRITE and a READ across 4 GiB of the address
- * space (two chunks of the MR), a prefetch, and munmap racing READs and
- * WRITEs.  Registration refusals first: ODP with MW_BIND, implicit ODP at
+ * space (two chunks of the MR), prefetches, and munmap racing READs and
+ * WRITEs.  Last, MRs deregistered (and their memory unmapped) right
+ * after an asynchronous prefetch of 64 MiB, and a flood of them.
+ * Registration refusals first: ODP with MW_BIND, implicit ODP at
  * an iova other than 0.  A device without ODP skips it all.
  *
  * The GIDs are indices of RoCE v2 GIDs of port 1.  KTAP results; the exit
@@ -37,6 +40,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -56,6 +60,10 @@
 #define RACE_BEFORE	64	/* completions before the munmap */
 #define RACE_MAX	100000
 #define HUGE_PAGE	(2UL << 20)
+#define PREFETCH_MS	10000
+#define PF_LEN		(64UL << 20)	/* prefetched while deregistered */
+#define PF_ROUNDS	8
+#define PF_FLOOD	200	/* more than a device keeps in flight */
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
 #endif
@@ -136,6 +144,20 @@ static size_t resident(const uint8_t *buf, size_t len)
 	for (i = 0; i < n; i++)
 		k += vec[i] & 1;
 	free(vec);
+	return k;
+}
+
+/*
+ * Pages of [buf, buf + len) resident once all are, or after PREFETCH_MS:
+ * an asynchronous prefetch is waited for, not timed.
+ */
+static size_t resident_eventually(const uint8_t *buf, size_t len)
+{
+	double end = now_ms() + PREFETCH_MS;
+	size_t k;
+
+	while ((k = resident(buf, len)) != len / page_size && now_ms() < end)
+		usleep(10000);
 	return k;
 }
 
@@ -306,6 +328,59 @@ static void refusals(struct port *p)
 		ibv_dereg_mr(mr);
 }
 
+/*
+ * advise_mr refuses bad SGEs alike with FLUSH and without: an lkey of no
+ * MR (ENOENT), a range past the MR's end or wrapping (EINVAL), another
+ * PD (EACCES).
+ */
+static void advise_errors(struct port *a, const struct region *r)
+{
+	static const struct {
+		const char *what;
+		int err;
+	} bad[] = {
+		{ "a stale lkey", ENOENT },
+		{ "a range past the MR's end", EINVAL },
+		{ "a range that wraps", EINVAL },
+		{ "another PD", EACCES },
+	};
+	struct ibv_pd *other = ibv_alloc_pd(a->ctx);
+	uint32_t flags, i;
+	char name[96];
+	struct ibv_sge sge;
+	int err;
+
+	if (!other) {
+		result(false, "advise_mr refusals: a second PD", "errno %d",
+		       errno);
+		return;
+	}
+	for (flags = 0; flags <= IBV_ADVISE_MR_FLAG_FLUSH;
+	     flags += IBV_ADVISE_MR_FLAG_FLUSH) {
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			sge = (struct ibv_sge){
+				.addr = (uintptr_t)r->buf, .length = LEN,
+				.lkey = r->mr->lkey,
+			};
+			if (i == 0)
+				sge.lkey ^= 0x80;
+			else if (i == 1)
+				sge.addr += page_size;
+			else if (i == 2)
+				sge.addr = UINT64_MAX - page_size;
+			err = ibv_advise_mr(i == 3 ? other : a->pd,
+					    IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					    flags, &sge, 1);
+			snprintf(name, sizeof(name),
+				 "advise_mr%s refuses %s (errno %d)",
+				 flags ? ", FLUSH," : " without FLUSH",
+				 bad[i].what, bad[i].err);
+			result(err == bad[i].err, name, "%d", err);
+		}
+	}
+	ibv_dealloc_pd(other);
+}
+
 static void traffic(struct port *a, struct port *b)
 {
 	struct region as, aa, ba, bb, bs, bw, ap;
@@ -410,8 +485,21 @@ static void traffic(struct port *a, struct port *b)
 	result(!err && k == (size_t)(LEN / page_size),
 	       "advise_mr PREFETCH_WRITE, FLUSH: every page resident",
 	       "%d, %zu pages resident", err, k);
+
+	/* Without FLUSH: it returns, and the pages come in afterwards. */
+	madvise(ap.buf, LEN, MADV_DONTNEED);
+	k = resident(ap.buf, LEN);
+	result(k == 0, "the prefetch's range is dropped again",
+	       "%zu pages resident", k);
+	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+			    &sge, 1);
+	k = err ? 0 : resident_eventually(ap.buf, LEN);
+	result(!err && k == (size_t)(LEN / page_size),
+	       "advise_mr PREFETCH_WRITE without FLUSH: every page resident later",
+	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
 	result(!err, "advise_mr PREFETCH without FLUSH", "%d", err);
+	advise_errors(a, &ap);
 }
 
 /* Completions of cq until none comes for a while (after an error). */
@@ -905,6 +993,13 @@ static void implicit_odp(struct port *a, struct port *b)
 	result(!err && k == (size_t)(LEN / page_size),
 	       "implicit: advise_mr PREFETCH_WRITE, FLUSH: every page resident",
 	       "%d, %zu pages resident", err, k);
+	madvise(m[I_PF], LEN, MADV_DONTNEED);
+	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+			    &sge, 1);
+	k = err ? 0 : resident_eventually(m[I_PF], LEN);
+	result(!err && k == (size_t)(LEN / page_size),
+	       "implicit: advise_mr PREFETCH_WRITE without FLUSH: every page resident later",
+	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
 
 	race(a, b, true, ia, ib);
 	race(a, b, false, ia, ib);
@@ -916,6 +1011,93 @@ out:
 		ibv_dereg_mr(ib);
 	if (ia)
 		ibv_dereg_mr(ia);
+}
+
+/* The device's counter name (port 1's hw_counters), or -1. */
+static long long counter(const struct port *p, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s",
+		 ibv_get_device_name(p->ctx->device), PORT, name);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Asynchronous prefetches of PF_LEN bytes, the MR deregistered right
+ * after, the memory unmapped before or after that: dereg_mr waits for the
+ * work item, which must not touch the MR once it is freed (on the debug
+ * kernel, KASAN reports it if it does).  Explicit and implicit MRs; then
+ * PF_FLOOD prefetches of one MR at once, more than the device keeps in
+ * flight (the rest dropped: a hint), and its deregistration.  The device
+ * still prefetches afterwards.
+ */
+static void prefetch_dereg(struct port *p)
+{
+	struct ibv_sge sge = { .length = PF_LEN };
+	int r, i, err = 0, derr = 0, n = 0;
+	long long drops = counter(p, "odp_prefetch_drops");
+	struct ibv_mr *mr;
+	struct region pr;
+	uint8_t *buf;
+	size_t k;
+
+	for (r = 0; r < PF_ROUNDS + 1; r++) {
+		buf = mmap(NULL, PF_LEN, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
+			break;
+		mr = r & 2 ? ibv_reg_mr(p->pd, NULL, SIZE_MAX, odp_access) :
+		     ibv_reg_mr(p->pd, buf, PF_LEN, odp_access);
+		if (!mr) {
+			munmap(buf, PF_LEN);
+			break;
+		}
+		sge.addr = (uintptr_t)buf;
+		sge.lkey = mr->lkey;
+		/* The last round floods. */
+		for (i = 0; i < (r == PF_ROUNDS ? PF_FLOOD : 1) && !err; i++)
+			err = ibv_advise_mr(p->pd,
+					    IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					    0, &sge, 1);
+		if (r & 1)
+			munmap(buf, PF_LEN);
+		derr = ibv_dereg_mr(mr);
+		if (!(r & 1))
+			munmap(buf, PF_LEN);
+		if (err || derr)
+			break;
+		n++;
+	}
+	result(n == PF_ROUNDS + 1,
+	       "advise_mr without FLUSH of 64 MiB, dereg_mr and munmap at once",
+	       "round %d: advise_mr %d, dereg_mr %d, errno %d", n, err, derr,
+	       errno);
+	ktap_diag("odp_prefetch_drops grew by %lld",
+		  counter(p, "odp_prefetch_drops") - drops);
+
+	if (region_new(p, &pr, false)) {
+		result(false, "a prefetch after them", "errno %d", errno);
+		return;
+	}
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)pr.buf, .length = LEN, .lkey = pr.mr->lkey,
+	};
+	err = ibv_advise_mr(p->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+			    &sge, 1);
+	k = err ? 0 : resident_eventually(pr.buf, LEN);
+	result(!err && k == (size_t)(LEN / page_size),
+	       "after them, a prefetch without FLUSH: every page resident later",
+	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
+	region_free(&pr);
 }
 
 int main(int argc, char **argv)
@@ -946,5 +1128,6 @@ int main(int argc, char **argv)
 	swapped(&a, &b);
 	huge(&a, &b);
 	implicit_odp(&a, &b);
+	prefetch_dereg(&a);
 	return exit_status();
 }
