@@ -251,9 +251,12 @@ done
 # 7.2 also the packages (DKMS's module for 6.1 from the package checks' host
 # half, host/pkg; sid's packages and DKMS's module for 7.2 built inside the
 # sid root, host/pkg-sid).
-# OTHERS are the kernels built besides 6.12, ROOTS the userland roots.
+# OTHERS are the kernels built besides 6.12, ROOTS the userland roots, sid's
+# first: 7.2's build has made it already, and the matrix's sid boot waits
+# for the packages built in it (a cold trixie root before it held them back
+# 280 s, past the stock boots' end).
 OTHERS="6.1 7.2"
-ROOTS="trixie sid"
+ROOTS="sid trixie"
 SMOKE="link/veth-pair device/devinfo rc/pingpong rc/perftest rdma/one-ns
 	cm/rping interop/rxe-server-verbs ulp/nvme"
 PYV="pyverbs/vhca pyverbs/rxe"
