@@ -146,6 +146,31 @@ static inline int qp_rts(struct ibv_qp *qp, const struct qp_path *path)
 }
 
 /* Milliseconds on the monotonic clock. */
+/* The number a file holds (sysfs, cgroupfs), -1 if none. */
+static inline long long file_number(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Port port's hardware counter name of device dev (sysfs), -1 if none. */
+static inline long long hw_counter(const char *dev, int port, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s", dev,
+		 port, name);
+	return file_number(path);
+}
+
 static inline double now_ms(void)
 {
 	struct timespec ts;

@@ -161,6 +161,22 @@ static size_t resident_eventually(const uint8_t *buf, size_t len)
 	return k;
 }
 
+/*
+ * An asynchronous PREFETCH_WRITE (no FLUSH) of sge's LEN bytes: it
+ * returns 0, and every page is resident within PREFETCH_MS.
+ */
+static void prefetch_later(struct ibv_pd *pd, struct ibv_sge *sge,
+			   const char *what)
+{
+	const uint8_t *buf = (const uint8_t *)(uintptr_t)sge->addr;
+	int err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+				sge, 1);
+	size_t k = err ? 0 : resident_eventually(buf, LEN);
+
+	result(!err && k == (size_t)(LEN / page_size), what,
+	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
+}
+
 /* LEN bytes freshly mapped: anonymous, or a memfd's (shared); NULL. */
 static uint8_t *map_new(bool shared)
 {
@@ -491,12 +507,8 @@ static void traffic(struct port *a, struct port *b)
 	k = resident(ap.buf, LEN);
 	result(k == 0, "the prefetch's range is dropped again",
 	       "%zu pages resident", k);
-	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
-			    &sge, 1);
-	k = err ? 0 : resident_eventually(ap.buf, LEN);
-	result(!err && k == (size_t)(LEN / page_size),
-	       "advise_mr PREFETCH_WRITE without FLUSH: every page resident later",
-	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
+	prefetch_later(a->pd, &sge,
+		       "advise_mr PREFETCH_WRITE without FLUSH: every page resident later");
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
 	result(!err, "advise_mr PREFETCH without FLUSH", "%d", err);
 	advise_errors(a, &ap);
@@ -994,12 +1006,8 @@ static void implicit_odp(struct port *a, struct port *b)
 	       "implicit: advise_mr PREFETCH_WRITE, FLUSH: every page resident",
 	       "%d, %zu pages resident", err, k);
 	madvise(m[I_PF], LEN, MADV_DONTNEED);
-	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
-			    &sge, 1);
-	k = err ? 0 : resident_eventually(m[I_PF], LEN);
-	result(!err && k == (size_t)(LEN / page_size),
-	       "implicit: advise_mr PREFETCH_WRITE without FLUSH: every page resident later",
-	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
+	prefetch_later(a->pd, &sge,
+		       "implicit: advise_mr PREFETCH_WRITE without FLUSH: every page resident later");
 
 	race(a, b, true, ia, ib);
 	race(a, b, false, ia, ib);
@@ -1016,19 +1024,7 @@ out:
 /* The device's counter name (port 1's hw_counters), or -1. */
 static long long counter(const struct port *p, const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s",
-		 ibv_get_device_name(p->ctx->device), PORT, name);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
+	return hw_counter(ibv_get_device_name(p->ctx->device), PORT, name);
 }
 
 /*
@@ -1048,7 +1044,6 @@ static void prefetch_dereg(struct port *p)
 	struct ibv_mr *mr;
 	struct region pr;
 	uint8_t *buf;
-	size_t k;
 
 	for (r = 0; r < PF_ROUNDS + 1; r++) {
 		buf = mmap(NULL, PF_LEN, PROT_READ | PROT_WRITE,
@@ -1091,12 +1086,8 @@ static void prefetch_dereg(struct port *p)
 	sge = (struct ibv_sge){
 		.addr = (uintptr_t)pr.buf, .length = LEN, .lkey = pr.mr->lkey,
 	};
-	err = ibv_advise_mr(p->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
-			    &sge, 1);
-	k = err ? 0 : resident_eventually(pr.buf, LEN);
-	result(!err && k == (size_t)(LEN / page_size),
-	       "after them, a prefetch without FLUSH: every page resident later",
-	       "%d, %zu pages resident after %d ms", err, k, PREFETCH_MS);
+	prefetch_later(p->pd, &sge,
+		       "after them, a prefetch without FLUSH: every page resident later");
 	region_free(&pr);
 }
 

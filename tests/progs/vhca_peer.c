@@ -84,20 +84,7 @@ static void __attribute__((noreturn)) fatal(const char *what, int err)
 /* A hardware counter of the port, -1 when it does not exist. */
 static long long counter(const struct port *pt, const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s",
-		 pt->name, PORT, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter(pt->name, PORT, name);
 }
 
 /* Wait up to 5 s until counter name has grown by want since from. */
