@@ -18,28 +18,29 @@ static struct workqueue_struct *vhca_engine_wire_wq;
 
 /*
  * The engine's work items (requesters, READ responders, UD senders) run on
- * a workqueue of their own: high priority, so that processes busy-polling
- * their CQs on every CPU (perftest's pairs, on a 2-vCPU guest) cannot
- * starve the progress their own posts wait for; unbound, so a QP's item
- * runs wherever a CPU is free; WQ_MEM_RECLAIM, since the kernel's storage
- * consumers (NVMe and NFS over RDMA) may need it to make progress when
- * memory is short.  A requester whose packets on the wire are not all
- * acknowledged runs on the CPU that sent them (req.tx_cpu), through a
- * second, per-CPU workqueue of the same priority: a veth hands a packet
- * to the receive backlog of the CPU that sends it, and a multiqueue NIC to
- * that CPU's transmit queue, so packets of one QP sent from two CPUs can
- * arrive out of order, and the responder NAKs each such gap.
+ * a workqueue of their own: unbound, so a QP's item runs wherever a CPU is
+ * free; WQ_MEM_RECLAIM, since the kernel's storage consumers (NVMe and NFS
+ * over RDMA) may need it to make progress when memory is short.  Its
+ * workers run at the default priority, sharing the CPUs fairly with the
+ * processes that post and poll: a busy-polling process cannot starve them,
+ * and they cannot starve it.  Workers at high priority (nice -20) would
+ * take every CPU from the process that feeds them whenever two or more QPs
+ * have work at once, and 16 QPs would then move fewer small messages than
+ * one.  A requester whose packets on the wire are not all acknowledged
+ * runs on the CPU that sent them (req.tx_cpu), through a second, per-CPU
+ * workqueue: a veth hands a packet to the receive backlog of the CPU that
+ * sends it, and a multiqueue NIC to that CPU's transmit queue, so packets
+ * of one QP sent from two CPUs can arrive out of order, and the responder
+ * NAKs each such gap.
  */
 int vhca_engine_init(void)
 {
 	vhca_engine_wq = alloc_workqueue("vhca_engine",
-					 WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM,
-					 0);
+					 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!vhca_engine_wq)
 		return -ENOMEM;
 	vhca_engine_wire_wq = alloc_workqueue("vhca_engine_wire",
-					      WQ_PERCPU | WQ_HIGHPRI |
-					      WQ_MEM_RECLAIM, 0);
+					      WQ_PERCPU | WQ_MEM_RECLAIM, 0);
 	if (vhca_engine_wire_wq)
 		return 0;
 	destroy_workqueue(vhca_engine_wq);
