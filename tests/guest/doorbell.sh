@@ -38,22 +38,23 @@ two_ports() {
 	port_gids
 }
 
-# stream TOOL SIZE COUNT: TOOL (vhca1, the client, sends COUNT messages of
-# SIZE bytes to vhca0); sets KICKS (both ports), SRV_KICKS (vhca0, which only
-# posts receives and polls) and RECS (doorbell records, both ports).
+# stream TOOL SIZE COUNT [ARGS]: TOOL (vhca1, the client, sends COUNT
+# messages of SIZE bytes to vhca0, on each QP with ARGS -q); sets KICKS
+# (both ports), SRV_KICKS (vhca0, which only posts receives and polls) and
+# RECS (doorbell records, both ports).
 stream() {
 	N=$3
 	_k0=$(counter vhca0 doorbell_syscalls) _k1=$(counter vhca1 doorbell_syscalls)
 	_r0=$(counter vhca0 doorbell_records) _r1=$(counter vhca1 doorbell_records)
-	check "$1 -s $2 -n $N (poll_budget $(cat $BUDGET 2>/dev/null))" \
-		pair "$1-$2" "$1 -F -d vhca0 -x $G0 -s $2 -n $N" \
-		"$1 -F -d vhca1 -x $G1 -s $2 -n $N 10.0.0.1"
+	check "$1 -s $2 -n $N${4:+ $4} (poll_budget $(cat $BUDGET 2>/dev/null))" \
+		pair "$1-$2" "$1 -F -d vhca0 -x $G0 -s $2 -n $N ${4:-}" \
+		"$1 -F -d vhca1 -x $G1 -s $2 -n $N ${4:-} 10.0.0.1"
 	grep -E "^ *$2 " $T/$1-$2.cli
 	SRV_KICKS=$(($(counter vhca0 doorbell_syscalls) - _k0))
 	KICKS=$((SRV_KICKS + $(counter vhca1 doorbell_syscalls) - _k1))
 	RECS=$(($(counter vhca0 doorbell_records) - _r0 +
 		$(counter vhca1 doorbell_records) - _r1))
-	echo "# $1 -s $2: $N sends, $KICKS kicks ($SRV_KICKS by the server), $RECS doorbell records"
+	echo "# $1 -s $2${4:+ $4}: $N sends${4:+ per QP}, $KICKS kicks ($SRV_KICKS by the server), $RECS doorbell records"
 }
 
 # latency TOOL: 2-byte round trips; prints perftest's result line.
@@ -104,6 +105,34 @@ streams() {
 	done
 }
 scenario streams streams 120
+
+# 64-byte WRITEs on 16 QPs at once: each QP's doorbell has its own poll
+# window and work item, and the work items of all of them compete for the
+# CPUs with the process posting to them.  Then the same beside a process
+# busy on every CPU: the streams still end (the engine's workers run at the
+# default priority, so neither they nor a busy process starve the other).
+# Each run's message rate is printed, never judged (make bench's scale
+# section compares it with one QP's).
+many_qps() {
+	two_ports
+	[ "$VHCA_KERNEL" = debug ] ||
+		check "poll_budget=200" sh -c "echo 200 >$BUDGET"
+	stream ib_write_bw 64 $SMALL "-q 16"
+	[ "$VHCA_KERNEL" = debug ] ||
+		check "16 QPs: kicks ($KICKS) < sends / 4" \
+			test $KICKS -lt $((N * 16 / 4))
+	_hogs=
+	for _c in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		_hogs="$_hogs $!"
+	done
+	stream ib_write_bw 64 $SMALL "-q 16"
+	kill $_hogs
+	wait $_hogs 2>/dev/null
+	check "16 QPs beside a busy process per CPU: the engine's counters moved" \
+		test "$(counter vhca1 tx_packets)" -ge $((N * 32))
+}
+scenario many-qps many_qps 120
 
 # 2-byte round trips at the default poll budget, their kicks printed.
 latencies() {
