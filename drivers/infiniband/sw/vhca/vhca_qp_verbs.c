@@ -25,8 +25,8 @@
  * The provider's kick: a post_send system call (process context) after
  * it found NEEDS_WAKEUP set.  The requester runs in the system call,
  * VHCA_REQ_PASSES passes at most, so what the process posted leaves
- * without waiting for a worker thread (which busy-polling processes may
- * starve); the work item does the rest.
+ * without waiting for a worker thread to be woken and scheduled beside
+ * busy-polling processes; the work item does the rest.
  */
 static void vhca_engine_doorbell(struct vhca_qp *qp)
 {
