@@ -4,7 +4,8 @@
 # record -e cpu-clock (TCG has no PMU: the timer samples), system-wide,
 # while an ib_write_bw or ib_send_bw of 64 KiB messages runs between two
 # vhca ports in one namespace (local delivery) and between two namespaces
-# over a veth pair (the wire).  For each, $VHCA_OUT/profile-NAME.txt holds
+# over a veth pair (the wire), there also with jumbo frames (veth MTU 9000,
+# path MTU 4096).  For each, $VHCA_OUT/profile-NAME.txt holds
 # perf report's hottest symbols (kernel and user, self time) and the
 # figure perftest printed.  Fails only when a tool fails; the profile
 # itself is a reading, never a verdict.
@@ -19,17 +20,17 @@ PORT=18515
 TOP=40
 
 # profile NAME TOOL SERVER_DEV SERVER_GID CLIENT_PREFIX CLIENT_DEV
-# CLIENT_GID: TOOL -s 65536 -n ITERS, perf recording the whole guest for
-# as long as the client runs.
+# CLIENT_GID [ARGS]: TOOL -s 65536 -n ITERS ARGS, perf recording the whole
+# guest for as long as the client runs.
 profile() {
-	_pn=$1 _pt=$2
-	timeout 300 $_pt -F -p $PORT -d "$3" -x "$4" -s 65536 -n $ITERS \
+	_pn=$1 _pt=$2 _pa=${8:-}
+	timeout 300 $_pt -F -p $PORT -d "$3" -x "$4" -s 65536 -n $ITERS $_pa \
 		>$T/$_pn.srv 2>&1 &
 	_ps=$!
 	wait_for 20 listening $PORT
 	perf record -q -e cpu-clock -F 999 -a -o $T/$_pn.data -- \
 		timeout 300 $5 $_pt -F -p $PORT -d "$6" -x "$7" -s 65536 \
-		-n $ITERS 10.0.0.1 >$T/$_pn.cli 2>$T/$_pn.perf
+		-n $ITERS $_pa 10.0.0.1 >$T/$_pn.cli 2>$T/$_pn.perf
 	_pc=$?
 	wait $_ps
 	_pw=$?
@@ -39,7 +40,7 @@ profile() {
 		return
 	}
 	{
-		echo "== $_pn: $_pt -s 65536 -n $ITERS"
+		echo "== $_pn: $_pt -s 65536 -n $ITERS${_pa:+ $_pa}"
 		awk '/^ *#bytes/ { print; getline; print; exit }' $T/$_pn.cli
 		perf report -i $T/$_pn.data --stdio --no-children \
 			--sort dso,sym --percent-limit 0.5 2>/dev/null |
@@ -68,6 +69,10 @@ two_ns() {
 check "vhca0 here, vhca1 in the namespace peer" two_ns
 port_gids
 profile wire-write ib_write_bw vhca0 "$G0" "ip netns exec peer" vhca1 "$G1"
+check "veth MTU 9000 at both ends" sh -c \
+	'ip link set veth0 mtu 9000 && ip -n peer link set veth1 mtu 9000'
+profile wire-write-4096 ib_write_bw vhca0 "$G0" "ip netns exec peer" vhca1 \
+	"$G1" "-m 4096"
 check "rdma link delete vhca0, vhca1" sh -c \
 	'rdma link delete vhca0 && ip netns exec peer rdma link delete vhca1'
 ip netns del peer
