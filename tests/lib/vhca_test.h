@@ -145,7 +145,6 @@ static inline int qp_rts(struct ibv_qp *qp, const struct qp_path *path)
 				    IBV_QP_MAX_QP_RD_ATOMIC : 0));
 }
 
-/* Milliseconds on the monotonic clock. */
 /* The number a file holds (sysfs, cgroupfs), -1 if none. */
 static inline long long file_number(const char *path)
 {
@@ -171,6 +170,7 @@ static inline long long hw_counter(const char *dev, int port, const char *name)
 	return file_number(path);
 }
 
+/* Milliseconds on the monotonic clock. */
 static inline double now_ms(void)
 {
 	struct timespec ts;
