@@ -189,8 +189,12 @@ struct vhca_qp_resp {
 	struct vhca_rd_res rd[VHCA_MAX_QP_RD_ATOM];
 	u32 rd_next;			/* the slot the next READ takes */
 	bool rd_pass;			/* a pass of READ responses runs */
-	/* Requests held, in order, while READ responses are to go. */
+	/*
+	 * Requests held, in order, while READ responses are to go, or
+	 * while a work item runs one taken from them (draining).
+	 */
 	struct sk_buff_head backlog;
+	bool draining;
 };
 
 struct vhca_qp {

@@ -758,7 +758,10 @@ static void vhca_resp_handle_held(struct vhca_qp *qp, struct sk_buff *skb)
  *
  * Process context.  One pass of READ responses; once none are left to go,
  * the requests held behind them, in order, until one is a READ again or
- * VHCA_RESP_READ_BUDGET of them ran.
+ * VHCA_RESP_READ_BUDGET of them ran.  One work item at a time runs held
+ * requests, and requests that come meanwhile are held too: none overtakes
+ * the one running, which the responder would NAK as a gap.  A work item
+ * that finds another running them leaves them to it.
  *
  * Return: true when work is left (the caller queues the work item again).
  */
@@ -774,14 +777,23 @@ bool vhca_resp_run(struct vhca_qp *qp)
 		return false;
 	for (;;) {
 		spin_lock_irqsave(&qp->rq_lock, flags);
+		if (qp->resp.draining) {
+			/* The other work item runs them, and looks again. */
+			spin_unlock_irqrestore(&qp->rq_lock, flags);
+			return false;
+		}
 		more = vhca_resp_holding(qp);
 		if (budget && !vhca_resp_rd_oldest(qp))
 			skb = __skb_dequeue(&qp->resp.backlog);
+		qp->resp.draining = !!skb;
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 		if (!skb)
 			return more;
 		budget--;
 		vhca_resp_handle_held(qp, skb);
 		skb = NULL;
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		qp->resp.draining = false;
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
 }

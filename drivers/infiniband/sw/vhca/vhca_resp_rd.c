@@ -89,10 +89,14 @@ struct vhca_rd_res *vhca_resp_rd_oldest(struct vhca_qp *qp)
 	return oldest;
 }
 
-/* READ responses are to go, or requests wait behind them; rq_lock. */
+/*
+ * READ responses are to go, or requests wait behind them, or a work item
+ * runs one that waited; rq_lock.
+ */
 bool vhca_resp_holding(struct vhca_qp *qp)
 {
-	return vhca_resp_rd_oldest(qp) || !skb_queue_empty(&qp->resp.backlog);
+	return vhca_resp_rd_oldest(qp) || qp->resp.draining ||
+	       !skb_queue_empty(&qp->resp.backlog);
 }
 
 /*

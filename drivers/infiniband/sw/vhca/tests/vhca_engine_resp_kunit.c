@@ -344,6 +344,41 @@ static void engine_read_one_pass_at_a_time(struct kunit *test)
 }
 
 /*
+ * A request that comes while a work item runs one held behind READ
+ * responses (taken from the backlog, its READs done) is held too: handled
+ * at once, it would overtake the one running.  The other work item leaves
+ * it to the one running, which finds it once its own is done.
+ */
+static void engine_held_not_overtaken(struct kunit *test)
+{
+	struct engine_test *t = test->priv;
+	struct vhca_pkt ack, pkt = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY,
+		.dqpn = RESP_QPN,
+		.psn = RQ_PSN,
+		.ackreq = true,
+	};
+
+	post_recv(t, 1, NULL, 0);
+	t->resp->resp.draining = true;
+	deliver(test, t, &pkt, 0);
+	expect_nothing_sent(test);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&t->resp->resp.backlog), 1U);
+	KUNIT_EXPECT_FALSE(test, vhca_resp_run(t->resp));
+	expect_nothing_sent(test);
+	expect_no_cqe(test, t->recv_cq);
+
+	t->resp->resp.draining = false;
+	KUNIT_EXPECT_FALSE(test, vhca_resp_run(t->resp));
+	expect_sent(test, IB_OPCODE_RC_ACKNOWLEDGE, RQ_PSN, &ack);
+	KUNIT_EXPECT_EQ(test, ack.aeth_syndrome,
+			vhca_aeth_ack(VHCA_AETH_CREDIT_INVALID));
+	expect_cqe(test, t->recv_cq, 1, IB_WC_SUCCESS, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&t->resp->resp.backlog), 0U);
+	expect_nothing_sent(test);
+}
+
+/*
  * READs are answered one after another, in order: those that come while
  * responses are to go wait (and the NAK that would tell "too many READs"
  * cannot come from the held ones), each answered from a resource of its
@@ -630,6 +665,7 @@ static struct kunit_case vhca_engine_resp_cases[] = {
 	KUNIT_CASE(engine_duplicate_read_refused),
 	KUNIT_CASE(engine_read_responses_bounded),
 	KUNIT_CASE(engine_read_one_pass_at_a_time),
+	KUNIT_CASE(engine_held_not_overtaken),
 	KUNIT_CASE(engine_read_resources_enforced),
 	KUNIT_CASE(engine_write_mr_not_held),
 	KUNIT_CASE(engine_write_zero_length),
