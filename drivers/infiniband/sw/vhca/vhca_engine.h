@@ -232,11 +232,13 @@ void vhca_req_run(struct vhca_qp *qp);
  * vhca_req_drain() - requester passes of an RC QP while work is left
  * @qp: the QP, in RTS
  *
- * At most VHCA_REQ_PASSES passes, rescheduling between them; the work item
- * takes what is left after them.  Process context: the work item and the
- * kick system call.
+ * At most VHCA_REQ_PASSES passes, rescheduling between them.  Process
+ * context: the work item and the kick system call.
+ *
+ * Return: true when work is left after them; the caller queues the work
+ * item (vhca_engine_kick()) or runs another round.
  */
-void vhca_req_drain(struct vhca_qp *qp);
+bool vhca_req_drain(struct vhca_qp *qp);
 void vhca_req_work(struct work_struct *work);
 void vhca_req_wire_work(struct work_struct *work);
 

@@ -86,10 +86,19 @@
 /* Requester: packets one pass sends before it yields. */
 #define VHCA_REQ_BUDGET		64
 /*
- * Passes the work item or a kick runs one after another, rescheduling
- * between them, before it leaves the rest to the work item queued again.
+ * Passes a kick, or a round of the work item, runs one after another,
+ * rescheduling between them.  The work item runs rounds (the requester's
+ * passes, then the responder's) while work is left, VHCA_REQ_WORK_ROUNDS
+ * at most on the unbound workqueue and one on the per-CPU one, before it
+ * queues itself again.  An unbound work item queued again while it runs
+ * wakes a second worker, which finds it running and sleeps again (an
+ * unbound pool has no concurrency management): a stream that queued its
+ * work item every 16 passes paid a wakeup and a CPU's IPI for each.  A
+ * per-CPU pool wakes none while its worker runs, and its work items share
+ * the CPU one at a time, so there one round is their turn.
  */
 #define VHCA_REQ_PASSES		16
+#define VHCA_REQ_WORK_ROUNDS	16
 /* Packets in flight unacknowledged at most; an ACK is asked every so often. */
 #define VHCA_REQ_WINDOW		256
 #define VHCA_REQ_ACK_EVERY	64

@@ -30,10 +30,10 @@
  */
 static void vhca_engine_doorbell(struct vhca_qp *qp)
 {
-	if (vhca_qp_connected(qp))
-		vhca_req_drain(qp);
-	else
+	if (!vhca_qp_connected(qp))
 		vhca_ud_send(qp);
+	else if (vhca_req_drain(qp))
+		vhca_engine_kick(qp);
 }
 
 /*

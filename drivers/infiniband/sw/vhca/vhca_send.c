@@ -251,42 +251,55 @@ void vhca_req_run(struct vhca_qp *qp)
 }
 
 /*
- * Passes while work is left, VHCA_REQ_PASSES at most, then the work item
- * takes the rest.  Process context (the work item, the kick system call):
- * a stream moves on in the thread already running instead of waking
- * another for every pass (a wakeup per message costs more than the pass),
- * and a kick's process pays for what it posted.
+ * Passes while work is left, VHCA_REQ_PASSES at most.  Process context
+ * (the work item, the kick system call): a stream moves on in the thread
+ * already running instead of waking another for every pass (a wakeup per
+ * message costs more than the pass), and a kick's process pays for what
+ * it posted.
  */
-void vhca_req_drain(struct vhca_qp *qp)
+bool vhca_req_drain(struct vhca_qp *qp)
 {
 	unsigned int passes = VHCA_REQ_PASSES;
 
 	while (vhca_req_run_pass(qp)) {
-		if (!--passes) {
-			vhca_engine_kick(qp);
-			return;
-		}
+		if (!--passes)
+			return true;
 		cond_resched();
 	}
+	return false;
 }
 
-static void vhca_req_work_run(struct vhca_qp *qp)
+/*
+ * Rounds of the requester's passes and the responder's READ responses
+ * while either has work left, at most rounds of them; then the work item
+ * is queued again for the rest (see VHCA_REQ_WORK_ROUNDS).
+ */
+static void vhca_req_work_run(struct vhca_qp *qp, unsigned int rounds)
 {
-	vhca_req_drain(qp);
-	if (vhca_resp_run(qp))
+	bool more;
+
+	for (;;) {
+		more = vhca_req_drain(qp);
+		more |= vhca_resp_run(qp);
+		if (!more || !--rounds)
+			break;
+		cond_resched();
+	}
+	if (more)
 		vhca_engine_kick(qp);
 }
 
 /* The work item of an RC QP: the requester, then the responder's READs. */
 void vhca_req_work(struct work_struct *work)
 {
-	vhca_req_work_run(container_of(work, struct vhca_qp, tx_work));
+	vhca_req_work_run(container_of(work, struct vhca_qp, tx_work),
+			  VHCA_REQ_WORK_ROUNDS);
 }
 
 /* The same, queued on req.tx_cpu (vhca_engine_kick()). */
 void vhca_req_wire_work(struct work_struct *work)
 {
-	vhca_req_work_run(container_of(work, struct vhca_qp, wire_work));
+	vhca_req_work_run(container_of(work, struct vhca_qp, wire_work), 1);
 }
 
 /* Send again from the oldest unacknowledged WQE. */
