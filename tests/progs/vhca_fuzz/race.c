@@ -4,8 +4,10 @@
  * valid traffic through the provider on the ring fuzzer's QPs (SEND, RDMA
  * WRITE and RDMA READ on RC over an RQ and over an SRQ, SEND on UD, with
  * SGEs or inline; receives on the RQs and the SRQ, which the partners'
- * SENDs consume) and polls its completions, while the racer (racer.c)
- * rewrites the WQEs in flight and the producer indices.  The engine
+ * SENDs consume), parks inline sends in flight (written into the ring as
+ * the provider writes them, kicked a while later) and polls its
+ * completions, while the racer (racer.c) rewrites the WQEs in flight and
+ * the producer indices.  The engine
  * copies each field once and checks the copy; a field it read twice would
  * be checked in one version and used in another, which KASAN (the debug
  * kernel) reports.
@@ -29,6 +31,7 @@
 #define RACE_DEPTH	16	/* WRs in flight per queue, at most */
 #define RACE_STALL_S	10	/* a send queue standing still: a failure */
 #define RACE_SETTLE_S	10	/* the drain after the race */
+#define RACE_PARK_US	2000	/* a parked WQE waits this long for its kick */
 
 struct race {
 	struct ring_fuzz f;
@@ -38,6 +41,7 @@ struct race {
 	uint64_t posted_inline, posted_recv, posted_srq_recv, full;
 	uint64_t recreated_broken, recreated_overrun, recreated_stall;
 	uint64_t periodic, stall_kicks, stalls;
+	uint64_t parks, parked;		/* race_post_parked() */
 	uint64_t status[256];		/* the raced QPs' completions */
 	uint64_t partner_status[256];	/* their partners' */
 	uint64_t bad_status, foreign, never_posted;
@@ -155,6 +159,76 @@ static void race_post_send(struct race *x, int qi)
 			x->posted_send++;
 		x->posted_inline += !!(wr[i].send_flags & IBV_SEND_INLINE);
 	}
+}
+
+/*
+ * Up to 4 inline sends (UD SEND; RC SEND or WRITE) parked in flight on
+ * raced QP qi: written into the ring as the provider writes them and
+ * published, but kicked only RACE_PARK_US later, the main thread asleep
+ * meanwhile.  Only when the send queue is empty and the engine stopped
+ * watching its doorbell (VHCA_STATUS_NEEDS_WAKEUP): then nothing takes
+ * them before the kick, except a pass the QP's receive side runs.  A WQE
+ * posted through the provider is taken during its post's kick or soon
+ * after, so the racer's window on one depends on the machine's speed; on
+ * a parked one it is RACE_PARK_US, which flips inline lengths on any
+ * machine.  False if qi's queue was not in that state.
+ */
+static bool race_post_parked(struct race *x, int qi)
+{
+	struct ring_fuzz *f = &x->f;
+	struct vhca_qp *vq = to_vqp(f->q[qi]);
+	struct vhca_wq *sq = &vq->sq;
+	struct timespec park = { .tv_nsec = RACE_PARK_US * 1000L };
+	int n = 1 + below(4), i;
+
+	if (!(__atomic_load_n(&vq->st->flags, __ATOMIC_ACQUIRE) &
+	      VHCA_STATUS_NEEDS_WAKEUP))
+		return false;
+	pthread_spin_lock(&sq->lock);
+	if (sq->head != __atomic_load_n(sq->st_tail, __ATOMIC_ACQUIRE)) {
+		pthread_spin_unlock(&sq->lock);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		struct vhca_send_wqe *w = (struct vhca_send_wqe *)
+			((char *)sq->buf +
+			 (size_t)(sq->head & (sq->count - 1)) * sq->stride);
+		uint32_t len = 1 + below(vq->max_inline);
+
+		memset(w, 0, sizeof(*w));
+		memcpy(w + 1, f->bufa + below(BUF_SIZE / 2 - len), len);
+		w->wr_id = race_wrid(x, qi);
+		w->opcode = qi == FQ_UD || chance(50) ? VHCA_WR_SEND :
+			    VHCA_WR_RDMA_WRITE;
+		w->flags = VHCA_WQE_SIGNALED | VHCA_WQE_INLINE;
+		w->inline_len = len;
+		if (qi == FQ_UD) {
+			w->ud.ah = to_vah(f->aha)->ah_index;
+			w->ud.remote_qpn = f->p[FQ_UD]->qp_num;
+			w->ud.remote_qkey = QKEY;
+			x->posted_ud++;
+		} else {
+			if (w->opcode == VHCA_WR_RDMA_WRITE) {
+				w->rdma.remote_addr = (uintptr_t)f->bufb +
+						      BUF_SIZE / 4 +
+						      below(BUF_SIZE / 2 - len);
+				w->rdma.rkey = f->mb->rkey;
+			}
+			if (w->opcode == VHCA_WR_SEND)
+				x->posted_send++;
+			else
+				x->posted_write++;
+		}
+		x->posted_inline++;
+		sq->head++;
+	}
+	__atomic_store_n(sq->db_head, sq->head, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&sq->lock);
+	x->parks++;
+	x->parked += n;
+	nanosleep(&park, NULL);
+	kick(f, f->q[qi]);
+	return true;
 }
 
 /*
@@ -345,8 +419,11 @@ static void race_step(struct race *x)
 	case 0:
 	case 1:
 	case 2:
-	case 3:
 		race_post_send(x, qi);
+		break;
+	case 3:
+		if (!race_post_parked(x, qi))
+			race_post_send(x, qi);
 		break;
 	case 4:
 	case 5:
@@ -521,8 +598,9 @@ static void race_report(struct race *x)
 		  buf, r->toggles, r->left_odd, r->bursts, r->idle);
 	race_statuses("raced QPs'", x->status);
 	race_statuses("partners'", x->partner_status);
-	ktap_diag("ring-race: %" PRIu64 " completions of slots never posted (wr_id 0), %" PRIu64 " async events, %" PRIu64 " kicks after a second standing still",
-		  x->never_posted, x->f.events, x->stall_kicks);
+	ktap_diag("ring-race: %" PRIu64 " completions of slots never posted (wr_id 0), %" PRIu64 " async events, %" PRIu64 " kicks after a second standing still; %" PRIu64 " inline sends parked in %" PRIu64 " parks",
+		  x->never_posted, x->f.events, x->stall_kicks, x->parked,
+		  x->parks);
 	ktap_diag("ring-race: %" PRIu64 " recreations: %" PRIu64 " QP or CQ broken, %" PRIu64 " ring overrun, %" PRIu64 " stalled, %" PRIu64 " periodic",
 		  x->f.recreated, x->recreated_broken, x->recreated_overrun,
 		  x->recreated_stall, x->periodic);
