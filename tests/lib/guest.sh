@@ -790,18 +790,26 @@ kill_session() {
 }
 
 # forks: FORKS, the tasks forked in the guest since boot (processes, and
-# the few threads and kernel threads started meanwhile: /proc/stat).
+# the few threads and kernel threads started meanwhile), and BUSY, the
+# guest's CPU time since boot in 1/100 s, all CPUs (/proc/stat).
 forks() {
-	while read -r _fk_k FORKS _; do
-		[ "$_fk_k" = processes ] && return
+	while read -r _fk_k _fk_u _fk_n _fk_s _fk_i _fk_w _fk_q _fk_sq _; do
+		case $_fk_k in
+		cpu) BUSY=$((_fk_u + _fk_n + _fk_s + _fk_q + _fk_sq)) ;;
+		processes)
+			FORKS=$_fk_u
+			return
+			;;
+		esac
 	done </proc/stat
 }
 
 # run_scenarios [--one FUNCTION]: the script's main.  Every selected
 # scenario in order, as "# Subtest: NAME" with its checks one level in and
-# "ok N NAME # time=Ns forks=N" (forks: the processes it started, nearly
-# all; each costs most of a second on the debug kernel under TCG); the
-# exit status counts the failed scenarios.
+# "ok N NAME # time=Ns cpu=Ns forks=N" (cpu: the guest's CPU time over
+# it, all CPUs, which the host spends emulating it; forks: the processes
+# it started, nearly all; each costs most of a second on the debug kernel
+# under TCG); the exit status counts the failed scenarios.
 # --one runs a single scenario's function in this process (the runner's
 # child).
 run_scenarios() {
@@ -847,7 +855,7 @@ run_scenarios() {
 		echo "$KTAP_IND  # Subtest: $_rs_name"
 		read -r _rs_t0 _ </proc/uptime
 		forks
-		_rs_f0=$FORKS
+		_rs_f0=$FORKS _rs_b0=$BUSY
 		VHCA_SCEN_T0=$_rs_t0 KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
 		_rs_pid=$!
 		(sleep "$_rs_tmo" && echo "# $_rs_name: timed out after $_rs_tmo s" &&
@@ -860,7 +868,7 @@ run_scenarios() {
 		reset_guest
 		read -r _rs_t _ </proc/uptime
 		forks
-		_rs_t="time=$((${_rs_t%.*} - ${_rs_t0%.*}))s forks=$((FORKS - _rs_f0))"
+		_rs_t="time=$((${_rs_t%.*} - ${_rs_t0%.*}))s cpu=$(((BUSY - _rs_b0) / 100))s forks=$((FORKS - _rs_f0))"
 		_rs_why=
 		scenario_dmesg "$_rs_t0"
 		if [ "$_rs_chk" != 0 ]; then

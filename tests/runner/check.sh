@@ -91,7 +91,7 @@ T0=$(date +%s)
 exec {VHCA_PROGRESS_FD}>&1
 export VHCA_PROGRESS_FD
 STAGES=()
-declare -A SECS=() ENDED=()
+declare -A SECS=() ENDED=() CPU=()
 FAILED=()
 
 echo "KTAP version 1"
@@ -142,6 +142,31 @@ timed() {
 	ENDED[$1]=$end
 }
 
+# cputime NAME SECONDS: the CPU time (user and system) a stage's commands,
+# a boot's QEMU or (the guest's own count) a guest script took, for the
+# table; every scenario's goes to build/check/cpu.txt.  Against the
+# stage's time, it shows what waited and what kept a CPU busy.
+cputime() {
+	if [ -n "${REC:-}" ]; then
+		printf 'cpu\t%s\t%s\n' "$1" "$2" >>"$REC"
+		return
+	fi
+	echo "$2 $1" >>"$LOGS/cpu.txt"
+	case $1 in
+	*/*/*) return ;;
+	esac
+	CPU[$1]=$2
+}
+
+# reaped_cpu STATUS: "STATUS SECONDS", the CPU time of the children this
+# (sub)shell has waited for, descendants they waited for included
+# (/proc/PID/stat's cutime and cstime, in USER_HZ: 100 on Linux).
+reaped_cpu() {
+	local st
+	read -ra st <"/proc/$BASHPID/stat"
+	echo "$1 $(((st[15] + st[16]) / 100))"
+}
+
 # merge PREFIX FILE: the results of a KTAP stream, flattened.
 merge() {
 	local kind name diag
@@ -150,6 +175,7 @@ merge() {
 		name=${name/#debug\/kunit/kunit}
 		case $kind in
 		time) timed "$name" "$diag" - ;;
+		cpu) cputime "$name" "$diag" ;;
 		*) result "$kind" "$name" "$diag" ;;
 		esac
 	done < <(awk -v prefix="$1" -f "$VHCA_TOP/tests/runner/ktap.awk" "$2")
@@ -158,13 +184,13 @@ merge() {
 table() {
 	local s b mark
 	# ended: seconds since the start, where the run's critical path shows.
-	echo "# stage                          seconds  budget   ended"
+	echo "# stage                          seconds     cpu  budget   ended"
 	for s in "${STAGES[@]}"; do
 		b=${BUDGET[$s]:-}
 		mark=
 		[ -n "$b" ] && [ "${SECS[$s]}" -gt "$b" ] && mark="  over budget"
-		printf '# %-30s %7s  %6s  %6s%s\n' "$s" "${SECS[$s]}" "${b:--}" \
-			"${ENDED[$s]}" "$mark"
+		printf '# %-30s %7s  %6s  %6s  %6s%s\n' "$s" "${SECS[$s]}" \
+			"${CPU[$s]:--}" "${b:--}" "${ENDED[$s]}" "$mark"
 	done
 	# A warm run stays under 45 minutes on this machine.
 	printf '# %-30s %7s  %6s\n' "make check" "$(($(date +%s) - T0))" 2700
@@ -186,11 +212,14 @@ summary() {
 # stage NAME LOGFILE COMMAND...: run, keep the output, time it, show its
 # tail on error.
 stage() {
-	local name=$1 logf=$2 t=$(date +%s) rc
+	local name=$1 logf=$2 t=$(date +%s) rc cpu
 	shift 2
-	"$@" >"$logf" 2>&1
-	rc=$?
+	read -r rc cpu < <(
+		"$@" >"$logf" 2>&1
+		reaped_cpu $?
+	)
 	timed "$name" $(($(date +%s) - t))
+	cputime "$name" "$cpu"
 	if [ $rc != 0 ]; then
 		echo "# $name failed (exit $rc); end of $logf:"
 		tail -25 "$logf" | sed 's/^/# /'
@@ -383,7 +412,7 @@ static_checks() {
 # when the guest dies before the end, the scripts it never reached run in
 # another boot (the one that was running is not run again).
 boot() {
-	local kind=$1 tag=$2 t=$(date +%s) n=0 rc done todo
+	local kind=$1 tag=$2 t=$(date +%s) n=0 rc done todo cpu sum=0
 	shift 2
 	todo="$*"
 	while [ -n "$todo" ]; do
@@ -395,9 +424,12 @@ boot() {
 		for g in $todo; do
 			tmo=$((tmo + 2 * ${BUDGET[$kind/$g]:-${BUDGET[$g]:-300}}))
 		done
-		tests/runner/vm-run.sh -k "$kind" -t $tmo -o "$out" tests/guest/suite.sh $todo \
-			>"$LOGS/vm-$tag$n.log" 2>&1
-		rc=$?
+		read -r rc cpu < <(
+			tests/runner/vm-run.sh -k "$kind" -t $tmo -o "$out" \
+				tests/guest/suite.sh $todo >"$LOGS/vm-$tag$n.log" 2>&1
+			reaped_cpu $?
+		)
+		sum=$((sum + cpu))
 		tr -d '\r' <"$out/console.log" >"$out/ktap.log" 2>/dev/null
 		merge "$kind" "$out/ktap.log"
 		# Below 124 the suite's own status: failed scripts, counted
@@ -425,18 +457,21 @@ boot() {
 		todo=$rest
 	done
 	timed "$tag" $(($(date +%s) - t))
+	cputime "$tag" $sum
 }
 
 # pair SCRIPT...: one boot of a pair of stock-kernel guests.
 pair() {
-	local t=$(date +%s) out=$VHCA_TOP/build/vm/pair rc r tmo=120 g
+	local t=$(date +%s) out=$VHCA_TOP/build/vm/pair rc r tmo=120 g cpu
 	rm -rf "$out"
 	for g in "$@"; do
 		tmo=$((tmo + 2 * ${BUDGET[stock/$g]}))
 	done
-	tests/runner/vm-run.sh -2 -k stock -t $tmo -o "$out" tests/guest/suite.sh "$@" \
-		>"$LOGS/vm-pair.log" 2>&1
-	rc=$?
+	read -r rc cpu < <(
+		tests/runner/vm-run.sh -2 -k stock -t $tmo -o "$out" \
+			tests/guest/suite.sh "$@" >"$LOGS/vm-pair.log" 2>&1
+		reaped_cpu $?
+	)
 	for r in a b; do
 		tr -d '\r' <"$out/$r/console.log" >"$out/$r/ktap.log" 2>/dev/null
 		merge stock "$out/$r/ktap.log"
@@ -446,6 +481,7 @@ pair() {
 		result fail "stock/pair" "VM exit $rc (see $out/{a,b}/console.log)"
 	fi
 	timed pair $(($(date +%s) - t))
+	cputime pair "$cpu"
 }
 
 # replay FILE: the results and times a background stage recorded.
@@ -454,6 +490,7 @@ replay() {
 	while IFS=$'\t' read -r kind name diag end; do
 		case $kind in
 		time) timed "$name" "$diag" "$end" ;;
+		cpu) cputime "$name" "$diag" ;;
 		*) result "$kind" "$name" "$diag" ;;
 		esac
 	done <"$1"

@@ -15,6 +15,7 @@
 #                                      report) and a level whose plan was
 #                                      not met (a crash) count as fail
 #   time            NAME  SECONDS      a result carrying "# ... time=Ns"
+#   cpu             NAME  SECONDS      and "cpu=Ns" (the guest's CPU time)
 
 function path(upto, i, p) {
 	p = prefix
@@ -115,6 +116,8 @@ line ~ /^(not )?ok [0-9]+( |$)/ {
 	n = n (n == "" ? "" : "/") desc
 	if (match(diag, /time=[0-9]+s/))
 		out("time", n, substr(diag, RSTART + 5, RLENGTH - 6))
+	if (match(diag, /cpu=[0-9]+s/))
+		out("cpu", n, substr(diag, RSTART + 4, RLENGTH - 5))
 	if (toupper(diag) ~ /^SKIP/) {
 		out("skip", n, diag)
 	} else if (!parent) {
