@@ -218,6 +218,14 @@ if [ "$ACCEL_KIND" = kvm ]; then
 	ACCEL=(-accel kvm -cpu host)
 else
 	ACCEL=(-accel tcg -cpu max)
+	# Processes' address spaces not randomized (norandmaps): this QEMU's
+	# TCG finds code it translated by virtual address as well as
+	# physical, so a library mapped at another address in every process
+	# is translated again for every process, and a fork and exec costs
+	# twice as much.  The kernel's own addresses stay randomized; the
+	# checks that one process cannot reach another's memory fork their
+	# victims (one layout with or without) or attack over the network.
+	APPEND="$APPEND norandmaps"
 fi
 
 # TCG trips over the kernel's live code patching now and then: another vCPU
