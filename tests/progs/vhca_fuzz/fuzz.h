@@ -124,6 +124,12 @@ void partner_recvs(struct ring_fuzz *f, int i);
 void partner_send(struct ring_fuzz *f, int i);
 void kick(struct ring_fuzz *f, struct ibv_qp *qp);
 
+/* The slot of ring index idx (the provider's vhca_wq_slot(), not linked here). */
+static inline void *wq_slot(const struct vhca_wq *wq, uint32_t idx)
+{
+	return (char *)wq->buf + (size_t)(idx & (wq->count - 1)) * wq->stride;
+}
+
 uint32_t fuzz_len(uint32_t small);
 void fuzz_send_wqe(struct ring_fuzz *f, int qi, void *slot, uint32_t stride,
 		   uint32_t max_inline);

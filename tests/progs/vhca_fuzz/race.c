@@ -190,9 +190,7 @@ static bool race_post_parked(struct race *x, int qi)
 		return false;
 	}
 	for (i = 0; i < n; i++) {
-		struct vhca_send_wqe *w = (struct vhca_send_wqe *)
-			((char *)sq->buf +
-			 (size_t)(sq->head & (sq->count - 1)) * sq->stride);
+		struct vhca_send_wqe *w = wq_slot(sq, sq->head);
 		uint32_t len = 1 + below(vq->max_inline);
 
 		memset(w, 0, sizeof(*w));

@@ -157,7 +157,7 @@ static bool racer_flip(struct racer *r, int i)
 	}
 	/* Half the time the oldest: the next the engine takes, mostly. */
 	idx = tail + (racer_below(r, 2) ? 0 : racer_below(r, head - tail));
-	slot = (char *)wq->buf + (size_t)(idx & (wq->count - 1)) * wq->stride;
+	slot = wq_slot(wq, idx);
 	if (send) {
 		struct vhca_send_wqe *w = (struct vhca_send_wqe *)slot;
 

@@ -58,8 +58,7 @@ bool fuzz_wq(struct ring_fuzz *f, int qi, struct vhca_wq *wq, bool send,
 		n = wq->count - (cur - tail);
 	for (i = 0; i < n; i++) {
 		uint32_t idx = !odd() ? cur + i : (uint32_t)rnd();
-		void *slot = (char *)wq->buf + (size_t)(idx & (wq->count - 1)) *
-						   wq->stride;
+		void *slot = wq_slot(wq, idx);
 
 		if (send)
 			fuzz_send_wqe(f, qi, slot, wq->stride, max_inline);
