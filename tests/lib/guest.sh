@@ -858,7 +858,11 @@ run_scenarios() {
 		_rs_f0=$FORKS _rs_b0=$BUSY
 		VHCA_SCEN_T0=$_rs_t0 KTAP_IND="$KTAP_IND  " setsid sh "$0" --one "$_rs_fn" &
 		_rs_pid=$!
-		(sleep "$_rs_tmo" && echo "# $_rs_name: timed out after $_rs_tmo s" &&
+		# A watchdog that fired fails the scenario, even when it ends
+		# by itself during the dump.
+		rm -f /tmp/scenario-timeout
+		(sleep "$_rs_tmo" && : >/tmp/scenario-timeout &&
+			echo "# $_rs_name: timed out after $_rs_tmo s" &&
 			{ hang_dump; kill -TERM -- -$_rs_pid; }) 2>/dev/null &
 		_rs_dog=$!
 		wait $_rs_pid
@@ -884,6 +888,7 @@ run_scenarios() {
 			grep "outstanding at removal\|refused free" /tmp/scenario-dmesg | head -5 | sed 's/^/# /'
 			_rs_why="${_rs_why}coherent buffers outstanding or refused, "
 		fi
+		[ ! -e /tmp/scenario-timeout ] || _rs_why="${_rs_why}timed out after $_rs_tmo s, "
 		[ $_rs_rc = 0 ] || _rs_why="${_rs_why}exit $_rs_rc, "
 		if [ -z "$_rs_why" ]; then
 			ktap_line ok "$_rs_name" "$_rs_t"
