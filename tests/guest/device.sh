@@ -209,18 +209,10 @@ pma_sysfs() {
 	return $_ps
 }
 
-# pma_gid DEV GID: the index of GID, a RoCE v2 entry of DEV's port 1.
-pma_gid() {
-	for _f in $IB/$1/ports/1/gids/*; do
-		gid_entry "$1" "${_f##*/}" && [ "$GE" = "$2" ] &&
-			echo "${_f##*/}" && return 0
-	done
-	return 1
-}
-
+# pma_gids: both ports' IPv6 GIDs are in their tables.
 pma_gids() {
-	pma_gid vhca0 fd00:0000:0000:0000:0000:0000:0000:0001 >/dev/null &&
-		pma_gid vhca1 fd00:0000:0000:0000:0000:0000:0000:0002 >/dev/null
+	has_gid vhca0 fd00:0000:0000:0000:0000:0000:0000:0001 &&
+		has_gid vhca1 fd00:0000:0000:0000:0000:0000:0000:0002
 }
 
 # pma_field NAME: a figure vhca_pma printed ("# pcx PortXmitData N").
@@ -270,7 +262,7 @@ pma() {
 	ip -6 addr add fd00::2/64 dev veth1 nodad
 	check "vhca0 and vhca1 have the GIDs of fd00::1 and fd00::2" \
 		wait_for 5 pma_gids
-	_s6=$(pma_gid vhca0 fd00:0000:0000:0000:0000:0000:0000:0001)
+	_s6=$(gid_full_index vhca0 fd00:0000:0000:0000:0000:0000:0000:0001)
 	_lo_tb=$(counter vhca1 tx_bytes) _lo_rb=$(counter vhca1 rx_bytes)
 	_lo_tp=$(counter vhca1 tx_packets) _lo_rp=$(counter vhca1 rx_packets)
 	timeout "$(tmo 60)" $VHCA_TOP/build/tests/vhca_pma vhca0 "$_s6" \

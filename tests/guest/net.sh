@@ -53,15 +53,36 @@ xmit() {
 	echo "$2 $3" >"/sys/kernel/debug/vhca/$(basename "$(readlink -f $IB/$1/device)")/net_xmit"
 }
 
+# ip6_full ADDRESS: an IPv6 address written out in full, eight groups of
+# four digits, as the GID table's files show it.
+ip6_full() {
+	awk -v a="$1" 'BEGIN {
+		n = split(tolower(a), g, ":")
+		k = 0
+		at = -1
+		for (i = 1; i <= n; i++) {
+			if (g[i] == "") {
+				if (at < 0)
+					at = k
+				continue
+			}
+			p[++k] = g[i]
+		}
+		s = ""
+		for (i = 1; i <= k + 1; i++) {
+			if (i - 1 == at)
+				for (z = k; z < 8; z++)
+					s = s ":0000"
+			if (i <= k)
+				s = s ":" substr("0000", 1, 4 - length(p[i])) p[i]
+		}
+		print substr(s, 2)
+	}'
+}
+
 # gid6_index DEV ADDRESS: the index of the RoCE v2 GID of an IPv6 address.
 gid6_index() {
-	_want=$(/usr/bin/python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2")
-	for _f in $IB/$1/ports/1/gids/*; do
-		[ "$(cat "$_f" 2>/dev/null)" = "$_want" ] || continue
-		[ "$(cat $IB/$1/ports/1/gid_attrs/types/${_f##*/})" = "RoCE v2" ] &&
-			{ echo "${_f##*/}"; return 0; }
-	done
-	return 1
+	gid_full_index "$1" "$(ip6_full "$2")"
 }
 
 # icrc_py: $T/icrc.py, which prints the ICRC of every RoCEv2 frame seen on

@@ -217,12 +217,21 @@ gid_entry() {
 		[ "$_ge_t" = "RoCE v2" ]
 }
 
-# has_gid DEV GID: port 1's GID table holds GID as a RoCE v2 entry.
-has_gid() {
+# gid_full_index DEV GID: the index of GID (written out in full, as the
+# table's files show it), a RoCE v2 entry of port 1's GID table.  Builtins
+# only: a fork per entry costs half a second on the debug kernel, and the
+# table has 32.
+gid_full_index() {
 	for _f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		gid_entry "$1" "${_f##*/}" && [ "$GE" = "$2" ] && return 0
+		gid_entry "$1" "${_f##*/}" && [ "$GE" = "$2" ] &&
+			{ echo "${_f##*/}"; return 0; }
 	done
 	return 1
+}
+
+# has_gid DEV GID: port 1's GID table holds GID as a RoCE v2 entry.
+has_gid() {
+	gid_full_index "$1" "$2" >/dev/null
 }
 
 # no_gid DEV GID: the contrary, for wait_for.
