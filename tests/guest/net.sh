@@ -178,7 +178,7 @@ rdma_wire() {
 	rx0=$(counter vhca2 rx_packets)
 	udp_send 10.0.1.2 20
 	check "a 20-byte datagram to 10.0.1.2:4791 counts as one packet on vhca2" \
-		wait_for 5 test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
+		wait_for 5 counter_is vhca2 rx_packets $((rx0 + 1))
 	check "... and 20 bytes" test "$(counter vhca2 rx_bytes)" = 20
 	udp_send_peer 10.0.1.2 15
 	check "a datagram shorter than BTH + ICRC is dropped" test "$(counter vhca2 rx_packets)" = $((rx0 + 1))
@@ -234,7 +234,7 @@ xmit_acks() {
 	check "vhca0 counts 2 packets sent" test "$(counter vhca0 tx_packets)" = 2
 	check "... of 20 bytes each (BTH, AETH, ICRC)" test "$(counter vhca0 tx_bytes)" = 40
 	check "vhca2 in the peer namespace counts both received" \
-		wait_for 5 test "$(counter vhca2 rx_packets)" = $((rx0 + 2))
+		wait_for 5 counter_is vhca2 rx_packets $((rx0 + 2))
 	check "... and their 40 bytes" test "$(counter vhca2 rx_bytes)" = $((rb0 + 40))
 	# Two ports of one namespace on a veth pair: delivered in the kernel
 	# (local.sh has the details; with force_wire, veth1 would have to
@@ -246,7 +246,7 @@ xmit_acks() {
 		wait_for 5 has_gid vhca3 0000:0000:0000:0000:0000:ffff:0a00:0002
 	check "net_xmit: an ACK from vhca1 to 10.0.0.2, vhca3's address here" \
 		xmit vhca1 "$(gid_index vhca1 10.0.0.1)" 10.0.0.2
-	check "vhca3 receives it" wait_for 5 test "$(counter vhca3 rx_packets)" = 1
+	check "vhca3 receives it" wait_for 5 counter_is vhca3 rx_packets 1
 	check "vhca1 counts it sent" test "$(counter vhca1 tx_packets)" = 1
 	# The namespace's GID index (add_gid/del_gid) follows the addresses:
 	# a GID added is delivered to in the kernel, a GID deleted no more.
@@ -256,7 +256,7 @@ xmit_acks() {
 	check "net_xmit: an ACK from vhca1 to 10.0.0.4" \
 		xmit vhca1 "$(gid_index vhca1 10.0.0.1)" 10.0.0.4
 	check "vhca3 receives it, delivered in the kernel" \
-		wait_for 5 test "$(counter vhca3 local_rx_packets)" = 2
+		wait_for 5 counter_is vhca3 local_rx_packets 2
 	ip addr del 10.0.0.4/24 dev veth1
 	check "... until 10.0.0.4 leaves the GID table" \
 		wait_for 5 no_gid vhca3 0000:0000:0000:0000:0000:ffff:0a00:0004
@@ -267,7 +267,7 @@ xmit_acks() {
 	check "... and vhca3 receives nothing more" \
 		test "$(counter vhca3 rx_packets)" = 2
 	check "net_xmit: an ACK from vhca0 to its own 10.0.1.1" xmit vhca0 "$i4" 10.0.1.1
-	check "vhca0 receives it" wait_for 5 test "$(counter vhca0 rx_packets)" = 1
+	check "vhca0 receives it" wait_for 5 counter_is vhca0 rx_packets 1
 	refuse "net_xmit: IPv4 source to IPv6 destination is refused" \
 		xmit vhca0 "$i4" 2001:db8:1::2
 	check "the refused send is not counted" test "$(counter vhca0 tx_packets)" = 3

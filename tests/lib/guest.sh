@@ -395,6 +395,13 @@ counter() {
 		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }'
 }
 
+# counter_is DEV NAME VALUE: counter NAME of DEV's port 1 reads VALUE, for
+# wait_for (which must call it each time: a "$(counter ...)" among its
+# arguments is read once, before the wait).
+counter_is() {
+	[ "$(counter "$1" "$2")" = "$3" ]
+}
+
 # total NAME: counter NAME of vhca0 plus vhca1's, vhca1 looked up in the
 # namespace $VHCA1_NS when that is set.
 total() {
